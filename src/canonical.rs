@@ -1,0 +1,172 @@
+//! Canonical JSON text (SPEC.md section "Canonical JSON", rules `C-*`).
+//!
+//! This module owns the exact bytes the fingerprint hashes: the text Python 3's
+//! `json.dumps(v, ensure_ascii=False, sort_keys=True, separators=(",", ":"))` produces
+//! for every value the spec admits. Numbers and strings are spelled by this module's
+//! own code, never by serde_json (whose output changes with versions and features).
+
+use crate::json::{Number, Value};
+
+/// The canonical text of `v`.
+pub fn to_string(v: &Value) -> String {
+    let mut out = Vec::new();
+    write(v, &mut out);
+    String::from_utf8(out).expect("canonical output is UTF-8")
+}
+
+/// Append the canonical bytes of `v` to `out`.
+pub fn write(v: &Value, out: &mut Vec<u8>) {
+    match v {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(true) => out.extend_from_slice(b"true"),
+        Value::Bool(false) => out.extend_from_slice(b"false"),
+        Value::Number(Number::Int(s)) => out.extend_from_slice(s.as_bytes()),
+        Value::Number(Number::Float(f)) => write_float(*f, out),
+        Value::String(s) => write_string(s, out),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write(item, out);
+            }
+            out.push(b']');
+        }
+        Value::Object(members) => {
+            // C-KEY-1: keys by code point, which is the byte order of their UTF-8.
+            let mut sorted: Vec<&(String, Value)> = members.iter().collect();
+            sorted.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+            out.push(b'{');
+            for (i, (k, v)) in sorted.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_string(k, out);
+                out.push(b':');
+                write(v, out);
+            }
+            out.push(b'}');
+        }
+    }
+}
+
+/// `C-STR-1`/`C-STR-2`: escape `"` and `\`, the five short control escapes, other
+/// characters below U+0020 as lowercase `\u00xx`; everything else as raw UTF-8.
+pub fn write_string(s: &str, out: &mut Vec<u8>) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let esc: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            0x00..=0x1f => b"",
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[start..i]);
+        if esc.is_empty() {
+            out.extend_from_slice(b"\\u00");
+            out.push(HEX[(b >> 4) as usize]);
+            out.push(HEX[(b & 0xf) as usize]);
+        } else {
+            out.extend_from_slice(esc);
+        }
+        start = i + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
+/// `C-NUM-4`/`C-NUM-5`: Python's `repr(float)`: the shortest digits that round-trip,
+/// positional when the decimal exponent is in -4..16 (with at least one fraction
+/// digit), otherwise `d[.ddd]e±XX` with at least two exponent digits.
+pub fn write_float(f: f64, out: &mut Vec<u8>) {
+    out.extend_from_slice(format_float(f).as_bytes());
+}
+
+/// The Python `repr` spelling of a finite double (see [`write_float`]).
+pub fn format_float(f: f64) -> String {
+    debug_assert!(f.is_finite());
+    if f == 0.0 {
+        return if f.is_sign_negative() { "-0.0" } else { "0.0" }.to_owned();
+    }
+    // Rust's `{:e}` prints the shortest round-trip digits as `d.ddde[-]X`.
+    let sci = format!("{:e}", f);
+    let (mantissa, exp) = sci.split_once('e').expect("LowerExp has an exponent");
+    let exp: i32 = exp.parse().expect("LowerExp exponent is an integer");
+    let (neg, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => (true, m),
+        None => (false, mantissa),
+    };
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let mut s = String::with_capacity(digits.len() + 8);
+    if neg {
+        s.push('-');
+    }
+    if (-4..16).contains(&exp) {
+        if exp >= 0 {
+            let int_len = exp as usize + 1;
+            if digits.len() <= int_len {
+                s.push_str(&digits);
+                s.extend(std::iter::repeat_n('0', int_len - digits.len()));
+                s.push_str(".0");
+            } else {
+                s.push_str(&digits[..int_len]);
+                s.push('.');
+                s.push_str(&digits[int_len..]);
+            }
+        } else {
+            s.push_str("0.");
+            s.extend(std::iter::repeat_n('0', (-exp - 1) as usize));
+            s.push_str(&digits);
+        }
+    } else {
+        s.push_str(&digits[..1]);
+        if digits.len() > 1 {
+            s.push('.');
+            s.push_str(&digits[1..]);
+        }
+        s.push('e');
+        s.push(if exp < 0 { '-' } else { '+' });
+        let a = exp.unsigned_abs();
+        if a < 10 {
+            s.push('0');
+        }
+        s.push_str(&a.to_string());
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Expected spellings are Python 3's repr(float), taken from SPEC.md's table.
+    #[test]
+    fn python_float_spelling() {
+        for (f, want) in [
+            (1.0, "1.0"),
+            (1e16, "1e+16"),
+            (1e15, "1000000000000000.0"),
+            (1e-7, "1e-07"),
+            (0.00001, "1e-05"),
+            (0.0001, "0.0001"),
+            (5e-324, "5e-324"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+            (-0.0, "-0.0"),
+            (123.456, "123.456"),
+            (1.5e-5, "1.5e-05"),
+            (9007199254740992.0, "9007199254740992.0"),
+            (1.2345678901234567e16, "1.2345678901234568e+16"),
+        ] {
+            assert_eq!(format_float(f), want, "{f:e}");
+        }
+    }
+}

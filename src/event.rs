@@ -1,0 +1,153 @@
+//! The event envelope (SPEC.md section "Event envelope", rules `E-*` and `P-TRACE-*`).
+//!
+//! This module owns what makes one JSON value an event: the `core` profile's fields
+//! (the ones the invariants and the projection read) and the `trace-0.1` profile (the
+//! full Trace 0.1 envelope of the curriculum's JSON Schema). An [`Event`] keeps the
+//! whole parsed value, unknown fields included, because the fingerprint covers it.
+
+use crate::error::{Error, ErrorCode};
+use crate::json::{Number, Value};
+
+/// Which envelope rules apply (`E-PROFILE-1`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Profile {
+    /// Only the fields the invariants and the projection read; anything else is free.
+    #[default]
+    Core,
+    /// `core` plus the Trace 0.1 JSON Schema (closed objects, enums, formats).
+    Trace01,
+}
+
+impl Profile {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Profile::Core => "core",
+            Profile::Trace01 => "trace-0.1",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Profile> {
+        match s {
+            "core" => Some(Profile::Core),
+            "trace-0.1" => Some(Profile::Trace01),
+            _ => None,
+        }
+    }
+}
+
+impl std::str::FromStr for Profile {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Profile::parse(s).ok_or_else(|| format!("unknown profile {s:?} (core, trace-0.1)"))
+    }
+}
+
+/// One event: the whole JSON object plus the envelope fields read from it.
+#[derive(Clone, Debug)]
+pub struct Event {
+    /// The complete event as parsed (what the fingerprint hashes).
+    pub value: Value,
+    pub event_id: String,
+    pub session_id: String,
+    /// The declared sequence, exact (`E-SEQ-1` admits any integer).
+    pub sequence: String,
+    pub event_type: String,
+    pub run_id: String,
+    pub parent_event_id: Option<String>,
+}
+
+impl Event {
+    /// The declared sequence as `i64`, when it fits.
+    pub fn sequence_i64(&self) -> Option<i64> {
+        self.sequence.parse().ok()
+    }
+
+    /// The event's payload object (guaranteed by `E-PAYLOAD-1`).
+    pub fn payload(&self) -> &[(String, Value)] {
+        self.value
+            .get("payload")
+            .and_then(Value::as_object)
+            .unwrap_or(&[])
+    }
+}
+
+fn malformed(msg: impl Into<String>) -> Error {
+    Error::new(ErrorCode::MalformedEvent, msg)
+}
+
+fn nonempty_string<'a>(v: Option<&'a Value>, field: &str) -> Result<&'a str, Error> {
+    match v {
+        None => Err(malformed(format!("missing required field `{field}`"))),
+        Some(Value::String(s)) if !s.is_empty() => Ok(s),
+        Some(Value::String(_)) => Err(malformed(format!("`{field}` is an empty string"))),
+        Some(other) => Err(malformed(format!(
+            "`{field}` must be a non-empty string, found {}",
+            other.kind()
+        ))),
+    }
+}
+
+/// Read the envelope of `value` under `profile`, checking `E-OBJ-1` .. `E-PARENT-1`
+/// in SPEC order and then, for `trace-0.1`, `P-TRACE-1` .. `P-TRACE-8`. The error has
+/// no location; the caller adds line, sequence and event id.
+pub fn from_value(value: Value, profile: Profile) -> Result<Event, Error> {
+    let obj = match &value {
+        Value::Object(_) => &value,
+        other => {
+            return Err(malformed(format!(
+                "an event must be a JSON object, found {}",
+                other.kind()
+            )))
+        }
+    };
+    let event_id = nonempty_string(obj.get("event_id"), "event_id")?.to_owned();
+    let session_id = nonempty_string(obj.get("session_id"), "session_id")?.to_owned();
+    let sequence = match obj.get("sequence") {
+        None => return Err(malformed("missing required field `sequence`")),
+        Some(Value::Number(Number::Int(s))) => s.clone(),
+        Some(other) => {
+            return Err(malformed(format!(
+                "`sequence` must be an integer, found {}",
+                other.kind()
+            )))
+        }
+    };
+    let event_type = nonempty_string(obj.get("type"), "type")?.to_owned();
+    match obj.get("payload") {
+        None => return Err(malformed("missing required field `payload`")),
+        Some(Value::Object(_)) => {}
+        Some(other) => {
+            return Err(malformed(format!(
+                "`payload` must be an object, found {}",
+                other.kind()
+            )))
+        }
+    }
+    let run_id = match obj.get("provenance") {
+        None => return Err(malformed("missing required field `provenance`")),
+        Some(p @ Value::Object(_)) => nonempty_string(p.get("run_id"), "provenance.run_id")?,
+        Some(other) => {
+            return Err(malformed(format!(
+                "`provenance` must be an object, found {}",
+                other.kind()
+            )))
+        }
+    }
+    .to_owned();
+    let parent_event_id = match obj.get("parent_event_id") {
+        None => None,
+        some => Some(nonempty_string(some, "parent_event_id")?.to_owned()),
+    };
+    if profile == Profile::Trace01 {
+        crate::profile::check_trace01(obj)?;
+    }
+    Ok(Event {
+        value,
+        event_id,
+        session_id,
+        sequence,
+        event_type,
+        run_id,
+        parent_event_id,
+    })
+}

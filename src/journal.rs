@@ -1,0 +1,179 @@
+//! Journal checks (SPEC.md section "Journal invariants", rules `J-*`).
+//!
+//! This module owns what makes a sequence of events one journal: non-empty, sequences
+//! `0, 1, 2, ...`, one session id, one run id, unique event ids, parents that name
+//! earlier events. [`Checker`] applies them one event at a time in O(1) expected time
+//! per event with memory proportional to the set of event ids; [`read`] streams a
+//! JSONL source through the wire, envelope and journal rules in SPEC order and hands
+//! each accepted event to a callback.
+
+use std::collections::HashSet;
+use std::io::BufRead;
+
+use crate::error::{Error, ErrorCode};
+use crate::event::{self, Event, Profile};
+use crate::wire::{self, LineReader};
+
+/// Reading a journal failed: either the journal is invalid (a located conformance
+/// error, exit status 1) or the source could not be read (exit status 2).
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error(transparent)]
+    Invalid(#[from] Error),
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Incremental journal checker: feed events in journal order.
+#[derive(Debug, Default)]
+pub struct Checker {
+    count: u64,
+    session_id: Option<String>,
+    run_id: Option<String>,
+    ids: HashSet<String>,
+}
+
+impl Checker {
+    pub fn new() -> Checker {
+        Checker::default()
+    }
+
+    /// How many events were accepted so far.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// Whether `id` names an accepted event.
+    pub fn contains_id(&self, id: &str) -> bool {
+        self.ids.contains(id)
+    }
+
+    /// Check the next event against `R-TYPE-1` and `J-SEQ-1` .. `J-PARENT-1`, in that
+    /// order. On success the event is accepted (its id recorded). Errors carry the
+    /// event's sequence and id; the caller adds the line.
+    pub fn check(&mut self, ev: &Event) -> Result<(), Error> {
+        let locate = |e: Error| {
+            e.with_sequence(ev.sequence_i64())
+                .with_event_id(Some(&ev.event_id))
+        };
+        crate::replay::check_payload(ev).map_err(locate)?;
+        // J-SEQ-1
+        if ev.sequence != self.count.to_string() {
+            return Err(locate(Error::new(
+                ErrorCode::SequenceGap,
+                format!(
+                    "expected sequence {}, found {}",
+                    self.count,
+                    crate::error::shorten(ev.sequence.as_bytes(), 40)
+                ),
+            )));
+        }
+        // J-SESSION-1, J-RUN-1: the first event fixes both.
+        match &self.session_id {
+            Some(s) if *s != ev.session_id => {
+                return Err(locate(Error::new(
+                    ErrorCode::MixedSession,
+                    format!(
+                        "session_id {:?} differs from the journal's {:?}",
+                        ev.session_id, s
+                    ),
+                )))
+            }
+            _ => {}
+        }
+        match &self.run_id {
+            Some(r) if *r != ev.run_id => {
+                return Err(locate(Error::new(
+                    ErrorCode::MixedRun,
+                    format!(
+                        "provenance.run_id {:?} differs from the journal's {:?}",
+                        ev.run_id, r
+                    ),
+                )))
+            }
+            _ => {}
+        }
+        // J-ID-1
+        if self.ids.contains(&ev.event_id) {
+            return Err(locate(Error::new(
+                ErrorCode::DuplicateEventId,
+                format!("event_id {:?} was used by an earlier event", ev.event_id),
+            )));
+        }
+        // J-PARENT-1: the parent must be an EARLIER event (not itself, not later).
+        if let Some(parent) = &ev.parent_event_id {
+            if !self.ids.contains(parent) {
+                let why = if *parent == ev.event_id {
+                    "names the event itself"
+                } else {
+                    "names no earlier event"
+                };
+                return Err(locate(Error::new(
+                    ErrorCode::UnknownParent,
+                    format!("parent_event_id {parent:?} {why}"),
+                )));
+            }
+        }
+        if self.count == 0 {
+            self.session_id = Some(ev.session_id.clone());
+            self.run_id = Some(ev.run_id.clone());
+        }
+        self.ids.insert(ev.event_id.clone());
+        self.count += 1;
+        Ok(())
+    }
+
+    /// End of journal: `J-EMPTY-1`. Returns the number of events.
+    pub fn finish(&self) -> Result<u64, Error> {
+        if self.count == 0 {
+            return Err(Error::new(
+                ErrorCode::EmptyJournal,
+                "the journal holds no event",
+            ));
+        }
+        Ok(self.count)
+    }
+}
+
+/// Parse and check one line as the next event of `checker`'s journal.
+pub fn next_event(
+    checker: &mut Checker,
+    profile: Profile,
+    number: u64,
+    bytes: &[u8],
+) -> Result<Event, Error> {
+    let located = |e: Error| e.at_line(number).with_excerpt(bytes);
+    let value = wire::parse_line(number, bytes)?;
+    // Where the envelope is broken, still name the event by whatever id it has.
+    let id_hint = value
+        .get("event_id")
+        .and_then(|v| v.as_str())
+        .map(str::to_owned);
+    let seq_hint = value.get("sequence").and_then(|v| v.as_i64());
+    let ev = event::from_value(value, profile)
+        .map_err(|e| located(e.with_sequence(seq_hint).with_event_id(id_hint.as_deref())))?;
+    checker.check(&ev).map_err(located)?;
+    Ok(ev)
+}
+
+/// Stream a JSONL journal: every line through the wire, envelope and journal rules,
+/// each accepted event to `visit` in order. Returns the number of events; the first
+/// violation ends the read. Memory: one line plus the id set.
+pub fn read<R: BufRead>(
+    source: R,
+    profile: Profile,
+    mut visit: impl FnMut(&Event),
+) -> Result<u64, ReadError> {
+    let mut lines = LineReader::new(source);
+    let mut checker = Checker::new();
+    while let Some((number, bytes, _terminated)) = lines.next_line()? {
+        let ev = next_event(&mut checker, profile, number, bytes)?;
+        visit(&ev);
+    }
+    Ok(checker.finish()?)
+}
+
+/// Validate a whole journal; `Ok(n)` with its event count.
+pub fn validate<R: BufRead>(source: R, profile: Profile) -> Result<u64, ReadError> {
+    read(source, profile, |_| {})
+}

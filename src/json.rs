@@ -1,0 +1,549 @@
+//! The JSON value model and the strict parser (SPEC.md sections "JSON values" and
+//! "Canonical JSON", rules `C-*`).
+//!
+//! This module owns what a JSON text means to the kit: an RFC 8259 parser that keeps
+//! integers exact at any admitted size, reads floats as the correctly rounded IEEE-754
+//! double, rejects duplicate keys, lone surrogates, NaN/Infinity and nesting beyond
+//! [`MAX_DEPTH`], and reports every error with a stable code and a 1-based byte column.
+//! It deliberately does not use serde_json's `Value`, whose number and key handling
+//! changes with crate versions and features (see SPEC.md `C-IMPL-1`).
+
+use crate::error::{Error, ErrorCode};
+
+/// The deepest nesting of arrays and objects admitted (`C-DEPTH-1`). A value with
+/// `MAX_DEPTH` nested containers is accepted; one more is `nesting_too_deep`.
+pub const MAX_DEPTH: usize = 128;
+
+/// The most digits an integer literal may have (`C-NUM-3`), as in Python 3.11+.
+pub const MAX_INT_DIGITS: usize = 4300;
+
+/// A JSON number as the spec admits it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Number {
+    /// An integer literal (no `.`, `e` or `E`), exact: optional `-` then decimal digits
+    /// without leading zeros; zero is always `"0"` (`-0` reads as `0`).
+    Int(String),
+    /// A literal with a fraction or exponent: the correctly rounded finite double.
+    Float(f64),
+}
+
+impl Number {
+    /// The integer as `i64`, when it is an integer that fits.
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Number::Int(s) => s.parse().ok(),
+            Number::Float(_) => None,
+        }
+    }
+}
+
+/// A JSON value. Objects keep their members in input order; key order never matters
+/// to the kit because canonical output sorts them (`C-KEY-1`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Number(Number),
+    String(String),
+    Array(Vec<Value>),
+    Object(Vec<(String, Value)>),
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Value {
+        Value::String(s.to_owned())
+    }
+}
+
+impl From<String> for Value {
+    fn from(s: String) -> Value {
+        Value::String(s)
+    }
+}
+
+impl From<bool> for Value {
+    fn from(b: bool) -> Value {
+        Value::Bool(b)
+    }
+}
+
+impl Value {
+    pub fn from_u64(n: u64) -> Value {
+        Value::Number(Number::Int(n.to_string()))
+    }
+
+    pub fn from_i64(n: i64) -> Value {
+        Value::Number(Number::Int(n.to_string()))
+    }
+
+    /// An object from `(key, value)` pairs, in the given order.
+    pub fn object<K: Into<String>>(members: impl IntoIterator<Item = (K, Value)>) -> Value {
+        Value::Object(members.into_iter().map(|(k, v)| (k.into(), v)).collect())
+    }
+
+    /// The member `key` of an object (`None` for a non-object or a missing key).
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        match self {
+            Value::Object(members) => members.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_object(&self) -> Option<&[(String, Value)]> {
+        match self {
+            Value::Object(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn as_array(&self) -> Option<&[Value]> {
+        match self {
+            Value::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Value::Number(n) => n.as_i64(),
+            _ => None,
+        }
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// The JSON type name used in diagnostics (`null`, `boolean`, `integer`, `float`,
+    /// `string`, `array`, `object`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Number(Number::Int(_)) => "integer",
+            Value::Number(Number::Float(_)) => "float",
+            Value::String(_) => "string",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+        }
+    }
+
+    /// Semantic equality: objects compare as key sets regardless of member order,
+    /// numbers compare by kind and value (`1` and `1.0` differ, as in canonical text).
+    pub fn same(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Object(a), Value::Object(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .all(|(k, v)| other.get(k).is_some_and(|w| v.same(w)))
+            }
+            (Value::Array(a), Value::Array(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same(y))
+            }
+            (Value::Number(Number::Float(x)), Value::Number(Number::Float(y))) => {
+                x.to_bits() == y.to_bits()
+            }
+            _ => self == other,
+        }
+    }
+}
+
+/// Parse one complete JSON text (optional surrounding JSON whitespace) into a [`Value`].
+///
+/// Errors carry the code and a 1-based byte column; the caller adds the line.
+pub fn parse(text: &str) -> Result<Value, Error> {
+    let mut p = Parser {
+        s: text.as_bytes(),
+        text,
+        pos: 0,
+        depth: 0,
+    };
+    p.skip_ws();
+    let v = p.value()?;
+    p.skip_ws();
+    if p.pos != p.s.len() {
+        return Err(p.err(
+            ErrorCode::InvalidJson,
+            "unexpected text after the JSON value",
+        ));
+    }
+    Ok(v)
+}
+
+/// Parse raw bytes: invalid UTF-8 is `invalid_utf8` at the first bad byte.
+pub fn parse_bytes(bytes: &[u8]) -> Result<Value, Error> {
+    let text = utf8(bytes)?;
+    parse(text)
+}
+
+/// Decode UTF-8 or fail with `invalid_utf8` located at the first bad byte.
+pub fn utf8(bytes: &[u8]) -> Result<&str, Error> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        Error::new(
+            ErrorCode::InvalidUtf8,
+            format!("invalid UTF-8 at byte {}", e.valid_up_to() + 1),
+        )
+        .at_column(e.valid_up_to() as u64 + 1)
+    })
+}
+
+struct Parser<'a> {
+    s: &'a [u8],
+    text: &'a str,
+    pos: usize,
+    depth: usize,
+}
+
+impl<'a> Parser<'a> {
+    fn err(&self, code: ErrorCode, msg: impl Into<String>) -> Error {
+        Error::new(code, msg).at_column(self.pos as u64 + 1)
+    }
+
+    fn err_at(&self, pos: usize, code: ErrorCode, msg: impl Into<String>) -> Error {
+        Error::new(code, msg).at_column(pos as u64 + 1)
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.s.get(self.pos).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    fn unexpected(&self) -> Error {
+        match self.text[self.pos..].chars().next() {
+            None => self.err(ErrorCode::InvalidJson, "unexpected end of input"),
+            Some(c) => self.err(
+                ErrorCode::InvalidJson,
+                format!("unexpected character {:?}", c),
+            ),
+        }
+    }
+
+    fn value(&mut self) -> Result<Value, Error> {
+        match self.peek() {
+            Some(b'{') => self.object(),
+            Some(b'[') => self.array(),
+            Some(b'"') => Ok(Value::String(self.string()?)),
+            Some(b't') => self.literal("true", Value::Bool(true)),
+            Some(b'f') => self.literal("false", Value::Bool(false)),
+            Some(b'n') => self.literal("null", Value::Null),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            Some(b'N') if self.s[self.pos..].starts_with(b"NaN") => {
+                Err(self.err(ErrorCode::InvalidJson, "NaN is not JSON"))
+            }
+            Some(b'I') if self.s[self.pos..].starts_with(b"Infinity") => {
+                Err(self.err(ErrorCode::InvalidJson, "Infinity is not JSON"))
+            }
+            _ => Err(self.unexpected()),
+        }
+    }
+
+    fn literal(&mut self, word: &str, v: Value) -> Result<Value, Error> {
+        if self.s[self.pos..].starts_with(word.as_bytes()) {
+            self.pos += word.len();
+            Ok(v)
+        } else {
+            Err(self.unexpected())
+        }
+    }
+
+    fn enter(&mut self) -> Result<(), Error> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.err(
+                ErrorCode::NestingTooDeep,
+                format!("containers nested deeper than {MAX_DEPTH}"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn array(&mut self) -> Result<Value, Error> {
+        self.enter()?;
+        self.pos += 1;
+        let mut items = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+            self.depth -= 1;
+            return Ok(Value::Array(items));
+        }
+        loop {
+            self.skip_ws();
+            items.push(self.value()?);
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    break;
+                }
+                _ => return Err(self.unexpected()),
+            }
+        }
+        self.depth -= 1;
+        Ok(Value::Array(items))
+    }
+
+    fn object(&mut self) -> Result<Value, Error> {
+        self.enter()?;
+        self.pos += 1;
+        let mut members: Vec<(String, Value)> = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            self.depth -= 1;
+            return Ok(Value::Object(members));
+        }
+        let mut seen: Option<std::collections::HashSet<String>> = None;
+        loop {
+            self.skip_ws();
+            if self.peek() != Some(b'"') {
+                return Err(self.unexpected());
+            }
+            let key_pos = self.pos;
+            let key = self.string()?;
+            // Duplicate detection: linear for small objects, a set for large ones.
+            let dup = if members.len() < 16 {
+                members.iter().any(|(k, _)| *k == key)
+            } else {
+                let set =
+                    seen.get_or_insert_with(|| members.iter().map(|(k, _)| k.clone()).collect());
+                !set.insert(key.clone())
+            };
+            if dup {
+                return Err(self.err_at(
+                    key_pos,
+                    ErrorCode::DuplicateKey,
+                    format!("duplicate key {:?}", key),
+                ));
+            }
+            self.skip_ws();
+            if self.peek() != Some(b':') {
+                return Err(self.unexpected());
+            }
+            self.pos += 1;
+            self.skip_ws();
+            let v = self.value()?;
+            members.push((key, v));
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {
+                    self.pos += 1;
+                    break;
+                }
+                _ => return Err(self.unexpected()),
+            }
+        }
+        self.depth -= 1;
+        Ok(Value::Object(members))
+    }
+
+    fn hex4(&mut self) -> Result<u32, Error> {
+        let start = self.pos;
+        let digits = self
+            .s
+            .get(self.pos..self.pos + 4)
+            .ok_or_else(|| self.err(ErrorCode::InvalidJson, "truncated \\u escape"))?;
+        let mut v = 0u32;
+        for &d in digits {
+            let x = match d {
+                b'0'..=b'9' => d - b'0',
+                b'a'..=b'f' => d - b'a' + 10,
+                b'A'..=b'F' => d - b'A' + 10,
+                _ => return Err(self.err_at(start, ErrorCode::InvalidJson, "invalid \\u escape")),
+            };
+            v = v * 16 + x as u32;
+        }
+        self.pos += 4;
+        Ok(v)
+    }
+
+    fn string(&mut self) -> Result<String, Error> {
+        let open = self.pos;
+        self.pos += 1;
+        let mut out = String::new();
+        loop {
+            // Copy the run of plain characters in one go.
+            let run_start = self.pos;
+            while let Some(&b) = self.s.get(self.pos) {
+                if b == b'"' || b == b'\\' || b < 0x20 {
+                    break;
+                }
+                self.pos += 1;
+            }
+            out.push_str(&self.text[run_start..self.pos]);
+            match self.peek() {
+                None => {
+                    return Err(self.err_at(open, ErrorCode::InvalidJson, "unterminated string"))
+                }
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(out);
+                }
+                Some(b'\\') => {
+                    let esc = self.pos;
+                    self.pos += 1;
+                    let c = self.peek();
+                    self.pos += 1;
+                    match c {
+                        Some(b'"') => out.push('"'),
+                        Some(b'\\') => out.push('\\'),
+                        Some(b'/') => out.push('/'),
+                        Some(b'b') => out.push('\u{8}'),
+                        Some(b'f') => out.push('\u{c}'),
+                        Some(b'n') => out.push('\n'),
+                        Some(b'r') => out.push('\r'),
+                        Some(b't') => out.push('\t'),
+                        Some(b'u') => {
+                            let hi = self.hex4()?;
+                            let cp = if (0xD800..0xDC00).contains(&hi) {
+                                if self.s[self.pos..].starts_with(b"\\u") {
+                                    let save = self.pos;
+                                    self.pos += 2;
+                                    let lo = self.hex4()?;
+                                    if (0xDC00..0xE000).contains(&lo) {
+                                        0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                                    } else {
+                                        self.pos = save;
+                                        return Err(self.err_at(
+                                            esc,
+                                            ErrorCode::LoneSurrogate,
+                                            format!("lone high surrogate \\u{hi:04x}"),
+                                        ));
+                                    }
+                                } else {
+                                    return Err(self.err_at(
+                                        esc,
+                                        ErrorCode::LoneSurrogate,
+                                        format!("lone high surrogate \\u{hi:04x}"),
+                                    ));
+                                }
+                            } else if (0xDC00..0xE000).contains(&hi) {
+                                return Err(self.err_at(
+                                    esc,
+                                    ErrorCode::LoneSurrogate,
+                                    format!("lone low surrogate \\u{hi:04x}"),
+                                ));
+                            } else {
+                                hi
+                            };
+                            out.push(char::from_u32(cp).expect("valid scalar value"));
+                        }
+                        _ => {
+                            return Err(self.err_at(
+                                esc,
+                                ErrorCode::InvalidJson,
+                                "invalid escape sequence",
+                            ))
+                        }
+                    }
+                }
+                Some(_) => {
+                    return Err(self.err(
+                        ErrorCode::InvalidJson,
+                        "unescaped control character in string",
+                    ))
+                }
+            }
+        }
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.pos;
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.pos += 1;
+        }
+        self.pos - start
+    }
+
+    fn number(&mut self) -> Result<Value, Error> {
+        let start = self.pos;
+        let neg = self.peek() == Some(b'-');
+        if neg {
+            self.pos += 1;
+        }
+        let int_start = self.pos;
+        match self.peek() {
+            Some(b'0') => {
+                self.pos += 1;
+                if let Some(b'0'..=b'9') = self.peek() {
+                    return Err(self.err(ErrorCode::InvalidJson, "leading zero in number"));
+                }
+            }
+            Some(b'1'..=b'9') => {
+                self.digits();
+            }
+            _ => return Err(self.unexpected()),
+        }
+        let int_end = self.pos;
+        let mut is_float = false;
+        if self.peek() == Some(b'.') {
+            self.pos += 1;
+            if self.digits() == 0 {
+                return Err(self.unexpected());
+            }
+            is_float = true;
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.pos += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.pos += 1;
+            }
+            if self.digits() == 0 {
+                return Err(self.unexpected());
+            }
+            is_float = true;
+        }
+        let lit = &self.text[start..self.pos];
+        if is_float {
+            let f: f64 = lit
+                .parse()
+                .expect("a JSON number literal is a valid Rust float literal");
+            if !f.is_finite() {
+                return Err(self.err_at(
+                    start,
+                    ErrorCode::NumberOutOfRange,
+                    format!(
+                        "number {} overflows a double",
+                        crate::error::shorten(lit.as_bytes(), 40)
+                    ),
+                ));
+            }
+            Ok(Value::Number(Number::Float(f)))
+        } else {
+            let digits = &self.text[int_start..int_end];
+            if digits.len() > MAX_INT_DIGITS {
+                return Err(self.err_at(
+                    start,
+                    ErrorCode::NumberOutOfRange,
+                    format!(
+                        "integer has {} digits; at most {MAX_INT_DIGITS} are admitted",
+                        digits.len()
+                    ),
+                ));
+            }
+            let s = if neg && digits != "0" {
+                lit.to_owned()
+            } else {
+                digits.to_owned()
+            };
+            Ok(Value::Number(Number::Int(s)))
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! # journal-conformance
+//!
+//! A conformance kit for append-only JSONL session journals of coding agents: the
+//! contract (`SPEC.md`), this reference implementation, generators of valid and
+//! malformed traces, a data-driven corpus, and a runner that checks any
+//! implementation through an adapter program.
+//!
+//! The modules follow the layers of SPEC.md, bottom up:
+//!
+//! | module | owns |
+//! |---|---|
+//! | [`error`] | stable error codes and located errors |
+//! | [`json`] | the JSON value model and strict parser |
+//! | [`canonical`] | canonical JSON bytes (Python `json.dumps` compatible) |
+//! | [`wire`] | JSONL lines: splitting, BOM, UTF-8, blank lines |
+//! | [`event`] | the event envelope (`core` profile) |
+//! | [`profile`] | the `trace-0.1` profile |
+//! | [`journal`] | the journal invariants, streamed |
+//! | [`fingerprint`] | incremental SHA-256 over canonical bytes |
+//! | [`replay`] | the replay projection and the streaming final-event rule |
+//! | [`branch`] | branch records |
+//! | [`ops`] | operations as data and their reference execution |
+//! | [`golden`] | the golden traces and their expected outputs |
+//! | [`cli`] | the command-line interface |
+//!
+//! ```
+//! use journal_conformance::{event::Profile, replay};
+//! let journal = br#"{"event_id":"e0","session_id":"s","sequence":0,"type":"user.message","payload":{"content":"hi"},"provenance":{"run_id":"r"}}
+//! "#;
+//! let state = replay::replay(&journal[..], Profile::Core, None).unwrap();
+//! assert_eq!(state.user_messages, ["hi"]);
+//! ```
+
+pub mod branch;
+pub mod canonical;
+pub mod cli;
+pub mod error;
+pub mod event;
+pub mod fingerprint;
+pub mod golden;
+pub mod journal;
+pub mod json;
+pub mod ops;
+pub mod profile;
+pub mod replay;
+pub mod wire;
+
+pub use error::{Error, ErrorCode};

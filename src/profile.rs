@@ -1,0 +1,322 @@
+//! The `trace-0.1` profile (SPEC.md section "Profiles", rules `P-TRACE-*`).
+//!
+//! This module owns the hand-written check of the curriculum's Trace 0.1 JSON Schema
+//! (`golden/trace-event.schema.json`): required and closed fields, enums, the
+//! `stableId` pattern, the RFC 3339 `date-time` format. Every failure is
+//! `profile_violation` with a message naming the JSON Pointer of the field.
+
+use crate::error::{Error, ErrorCode};
+use crate::json::{Number, Value};
+
+/// The Trace 0.1 `type` enum.
+pub const TRACE_TYPES: &[&str] = &[
+    "session.start",
+    "session.stop",
+    "session.replay",
+    "session.branch",
+    "user.message",
+    "model.request",
+    "model.response",
+    "tool.request",
+    "tool.result",
+    "approval.request",
+    "approval.decision",
+    "sandbox.configure",
+    "network.decision",
+    "trust.decision",
+    "instruction.accept",
+    "instruction.quarantine",
+    "checkpoint.create",
+    "checkpoint.diff",
+    "checkpoint.rollback",
+    "file.patch",
+    "context.prune",
+    "context.compact",
+    "memory.read",
+    "memory.write",
+    "skill.load",
+    "agent.spawn",
+    "agent.message",
+    "agent.stop",
+    "metric.sample",
+    "error",
+];
+
+const TOP: &[&str] = &[
+    "trace_version",
+    "event_id",
+    "session_id",
+    "sequence",
+    "timestamp",
+    "type",
+    "actor",
+    "payload",
+    "provenance",
+    "redaction",
+    "duration_ms",
+    "parent_event_id",
+];
+const TOP_REQUIRED: usize = 10;
+const ACTOR_KINDS: &[&str] = &[
+    "user",
+    "model",
+    "agent",
+    "tool",
+    "harness",
+    "policy",
+    "environment",
+];
+const HARNESS_MODES: &[&str] = &["fake", "native", "controlled", "adversarial"];
+const REDACTION_STATUS: &[&str] = &["clean", "redacted", "restricted"];
+
+fn violation(pointer: &str, msg: impl std::fmt::Display) -> Error {
+    Error::new(ErrorCode::ProfileViolation, format!("{pointer}: {msg}"))
+}
+
+/// Members of `obj` must be among `allowed`; the first `required` of them must exist.
+fn closed(obj: &Value, ptr: &str, allowed: &[&str], required: usize) -> Result<(), Error> {
+    for name in &allowed[..required] {
+        if obj.get(name).is_none() {
+            return Err(violation(
+                &format!("{ptr}/{name}"),
+                "required field is missing",
+            ));
+        }
+    }
+    for (k, _) in obj.as_object().unwrap_or(&[]) {
+        if !allowed.contains(&k.as_str()) {
+            return Err(violation(
+                &format!("{ptr}/{k}"),
+                "field is not allowed by trace-0.1",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn string<'a>(v: &'a Value, ptr: &str, nonempty: bool) -> Result<&'a str, Error> {
+    match v.as_str() {
+        Some(s) if nonempty && s.is_empty() => Err(violation(ptr, "must not be empty")),
+        Some(s) => Ok(s),
+        None => Err(violation(
+            ptr,
+            format!("must be a string, found {}", v.kind()),
+        )),
+    }
+}
+
+fn one_of(v: &Value, ptr: &str, options: &[&str]) -> Result<(), Error> {
+    let s = string(v, ptr, false)?;
+    if options.contains(&s) {
+        Ok(())
+    } else {
+        Err(violation(ptr, format!("{s:?} is not one of {options:?}")))
+    }
+}
+
+fn object<'a>(v: &'a Value, ptr: &str) -> Result<&'a Value, Error> {
+    match v {
+        Value::Object(_) => Ok(v),
+        _ => Err(violation(
+            ptr,
+            format!("must be an object, found {}", v.kind()),
+        )),
+    }
+}
+
+/// `^[a-z0-9]+(?:-[a-z0-9]+)*$`
+pub fn is_stable_id(s: &str) -> bool {
+    !s.is_empty()
+        && s.split('-').all(|part| {
+            !part.is_empty()
+                && part
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
+}
+
+/// RFC 3339 `date-time`: `YYYY-MM-DD` `T` `hh:mm:ss[.frac]` then `Z` or `±hh:mm`
+/// (`T`/`Z` in either case), with real calendar dates and `ss` up to 60.
+pub fn is_rfc3339(s: &str) -> bool {
+    let b = s.as_bytes();
+    let num = |r: std::ops::Range<usize>| -> Option<u32> {
+        let part = b.get(r)?;
+        if part.iter().all(u8::is_ascii_digit) {
+            Some(part.iter().fold(0, |a, d| a * 10 + (d - b'0') as u32))
+        } else {
+            None
+        }
+    };
+    let (Some(year), Some(month), Some(day)) = (num(0..4), num(5..7), num(8..10)) else {
+        return false;
+    };
+    if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') || !matches!(b.get(10), Some(b'T' | b't'))
+    {
+        return false;
+    }
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let dim = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    if day == 0 || day > dim {
+        return false;
+    }
+    let (Some(h), Some(m), Some(sec)) = (num(11..13), num(14..16), num(17..19)) else {
+        return false;
+    };
+    if b.get(13) != Some(&b':') || b.get(16) != Some(&b':') || h > 23 || m > 59 || sec > 60 {
+        return false;
+    }
+    let mut i = 19;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        let start = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        if i == start {
+            return false;
+        }
+    }
+    match b.get(i) {
+        Some(b'Z' | b'z') => i + 1 == b.len(),
+        Some(b'+' | b'-') => {
+            let (Some(oh), Some(om)) = (num(i + 1..i + 3), num(i + 4..i + 6)) else {
+                return false;
+            };
+            b.get(i + 3) == Some(&b':') && oh <= 23 && om <= 59 && i + 6 == b.len()
+        }
+        _ => false,
+    }
+}
+
+/// Check an event object (already past the `core` rules) against Trace 0.1.
+pub fn check_trace01(ev: &Value) -> Result<(), Error> {
+    // P-TRACE-1: required and closed top-level fields.
+    closed(ev, "", TOP, TOP_REQUIRED)?;
+    // P-TRACE-2: trace_version.
+    let tv = string(ev.get("trace_version").unwrap(), "/trace_version", false)?;
+    if tv != "0.1.0" {
+        return Err(violation(
+            "/trace_version",
+            format!("must be \"0.1.0\", found {tv:?}"),
+        ));
+    }
+    // P-TRACE-3: sequence minimum 0.
+    if let Some(Value::Number(Number::Int(s))) = ev.get("sequence") {
+        if s.starts_with('-') {
+            return Err(violation("/sequence", "must be >= 0"));
+        }
+    }
+    // P-TRACE-4: timestamp is an RFC 3339 date-time.
+    let ts = string(ev.get("timestamp").unwrap(), "/timestamp", false)?;
+    if !is_rfc3339(ts) {
+        return Err(violation(
+            "/timestamp",
+            format!("{ts:?} is not an RFC 3339 date-time"),
+        ));
+    }
+    // P-TRACE-5: type enum.
+    one_of(ev.get("type").unwrap(), "/type", TRACE_TYPES)?;
+    // P-TRACE-6: actor.
+    let actor = object(ev.get("actor").unwrap(), "/actor")?;
+    closed(actor, "/actor", &["kind", "id", "parent_id"], 2)?;
+    one_of(actor.get("kind").unwrap(), "/actor/kind", ACTOR_KINDS)?;
+    string(actor.get("id").unwrap(), "/actor/id", true)?;
+    if let Some(p) = actor.get("parent_id") {
+        string(p, "/actor/parent_id", true)?;
+    }
+    // P-TRACE-7: provenance.
+    let prov = ev.get("provenance").unwrap();
+    closed(
+        prov,
+        "/provenance",
+        &[
+            "agent_id",
+            "snapshot_id",
+            "surface",
+            "harness_mode",
+            "run_id",
+            "experiment_id",
+            "model",
+            "provider",
+        ],
+        5,
+    )?;
+    for (field, stable) in [("agent_id", true), ("experiment_id", true)] {
+        if let Some(v) = prov.get(field) {
+            let ptr = format!("/provenance/{field}");
+            let s = string(v, &ptr, false)?;
+            if stable && !is_stable_id(s) {
+                return Err(violation(
+                    &ptr,
+                    format!("{s:?} does not match ^[a-z0-9]+(?:-[a-z0-9]+)*$"),
+                ));
+            }
+        }
+    }
+    string(
+        prov.get("snapshot_id").unwrap(),
+        "/provenance/snapshot_id",
+        true,
+    )?;
+    string(prov.get("surface").unwrap(), "/provenance/surface", true)?;
+    one_of(
+        prov.get("harness_mode").unwrap(),
+        "/provenance/harness_mode",
+        HARNESS_MODES,
+    )?;
+    for field in ["model", "provider"] {
+        if let Some(v) = prov.get(field) {
+            string(v, &format!("/provenance/{field}"), false)?;
+        }
+    }
+    // P-TRACE-8: redaction.
+    let red = object(ev.get("redaction").unwrap(), "/redaction")?;
+    closed(red, "/redaction", &["status", "fields", "notes"], 2)?;
+    one_of(
+        red.get("status").unwrap(),
+        "/redaction/status",
+        REDACTION_STATUS,
+    )?;
+    let fields = red.get("fields").unwrap();
+    let items = fields.as_array().ok_or_else(|| {
+        violation(
+            "/redaction/fields",
+            format!("must be an array, found {}", fields.kind()),
+        )
+    })?;
+    for (i, item) in items.iter().enumerate() {
+        let s = string(item, &format!("/redaction/fields/{i}"), true)?;
+        if items[..i].iter().any(|x| x.as_str() == Some(s)) {
+            return Err(violation(
+                &format!("/redaction/fields/{i}"),
+                "items must be unique",
+            ));
+        }
+    }
+    if let Some(n) = red.get("notes") {
+        string(n, "/redaction/notes", false)?;
+    }
+    // P-TRACE-9: duration_ms is a number >= 0.
+    if let Some(d) = ev.get("duration_ms") {
+        let negative = match d {
+            Value::Number(Number::Int(s)) => s.starts_with('-'),
+            Value::Number(Number::Float(f)) => *f < 0.0,
+            other => {
+                return Err(violation(
+                    "/duration_ms",
+                    format!("must be a number, found {}", other.kind()),
+                ))
+            }
+        };
+        if negative {
+            return Err(violation("/duration_ms", "must be >= 0"));
+        }
+    }
+    Ok(())
+}

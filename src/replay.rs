@@ -1,0 +1,229 @@
+//! The replay projection (SPEC.md section "Replay", rules `R-*`).
+//!
+//! This module owns the reducer that folds a journal prefix into the seed's
+//! `ReplayState`: user messages, assistant messages under the streaming final-event
+//! rule, tool results, the stop reason, the applied sequences and the fingerprint of
+//! the selected prefix. [`Reducer`] is incremental (one event at a time); [`replay`]
+//! streams a whole journal, validating every event, and projects events `0..=until`.
+
+use std::io::BufRead;
+
+use crate::error::{Error, ErrorCode};
+use crate::event::{Event, Profile};
+use crate::fingerprint::Fingerprinter;
+use crate::journal::{self, ReadError};
+use crate::json::Value;
+
+/// The projection, field for field the seed's `ReplayState`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReplayState {
+    pub session_id: String,
+    pub run_id: String,
+    pub applied_sequences: Vec<u64>,
+    pub user_messages: Vec<String>,
+    pub assistant_messages: Vec<String>,
+    pub tool_results: Vec<Value>,
+    /// `None` (JSON `null`) until a `session.stop` is applied.
+    pub stop_reason: Option<String>,
+    pub fingerprint: String,
+}
+
+impl ReplayState {
+    /// The JSON object of SPEC.md `R-OUT-1`.
+    pub fn to_json(&self) -> Value {
+        let strings =
+            |v: &[String]| Value::Array(v.iter().map(|s| Value::from(s.as_str())).collect());
+        Value::object([
+            ("session_id", Value::from(self.session_id.as_str())),
+            ("run_id", Value::from(self.run_id.as_str())),
+            (
+                "applied_sequences",
+                Value::Array(
+                    self.applied_sequences
+                        .iter()
+                        .map(|&n| Value::from_u64(n))
+                        .collect(),
+                ),
+            ),
+            ("user_messages", strings(&self.user_messages)),
+            ("assistant_messages", strings(&self.assistant_messages)),
+            ("tool_results", Value::Array(self.tool_results.clone())),
+            (
+                "stop_reason",
+                self.stop_reason.as_deref().map_or(Value::Null, Value::from),
+            ),
+            ("fingerprint", Value::from(self.fingerprint.as_str())),
+        ])
+    }
+}
+
+fn payload_field<'a>(ev: &'a Event, key: &str) -> Option<&'a Value> {
+    ev.payload().iter().find(|(k, _)| k == key).map(|(_, v)| v)
+}
+
+/// `R-TYPE-1`: the payload fields the reducer reads, when present, must be strings:
+/// `content` of `user.message` and `model.response`, `accumulated` of
+/// `model.response`, `reason` of `session.stop`. Otherwise `invalid_payload`.
+pub fn check_payload(ev: &Event) -> Result<(), Error> {
+    let fields: &[&str] = match ev.event_type.as_str() {
+        "user.message" => &["content"],
+        "model.response" => &["content", "accumulated"],
+        "session.stop" => &["reason"],
+        _ => return Ok(()),
+    };
+    for &f in fields {
+        if let Some(v) = payload_field(ev, f) {
+            if v.as_str().is_none() {
+                return Err(Error::new(
+                    ErrorCode::InvalidPayload,
+                    format!(
+                        "payload.{f} of a {} event must be a string, found {}",
+                        ev.event_type,
+                        v.kind()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The incremental reducer. Feed events `0, 1, 2, ...` of an already checked journal.
+#[derive(Clone, Debug, Default)]
+pub struct Reducer {
+    session_id: String,
+    run_id: String,
+    applied: Vec<u64>,
+    users: Vec<String>,
+    assistants: Vec<String>,
+    tools: Vec<Value>,
+    stop_reason: Option<String>,
+    fingerprint: Fingerprinter,
+}
+
+impl Reducer {
+    pub fn new() -> Reducer {
+        Reducer::default()
+    }
+
+    /// Apply one event (`R-USER-1` .. `R-STOP-1`, `R-FP-1`).
+    pub fn apply(&mut self, ev: &Event) {
+        if self.applied.is_empty() {
+            self.session_id = ev.session_id.clone();
+            self.run_id = ev.run_id.clone();
+        }
+        let text = |key: &str, default: &str| -> String {
+            payload_field(ev, key)
+                .and_then(Value::as_str)
+                .unwrap_or(default)
+                .to_owned()
+        };
+        match ev.event_type.as_str() {
+            "user.message" => self.users.push(text("content", "")),
+            "model.response" => {
+                // R-STREAM-1: a response with `content` is complete; otherwise only the
+                // one marked `final: true` contributes its `accumulated` text.
+                if payload_field(ev, "content").is_some() {
+                    self.assistants.push(text("content", ""));
+                } else if payload_field(ev, "final") == Some(&Value::Bool(true)) {
+                    self.assistants.push(text("accumulated", ""));
+                }
+            }
+            "tool.result" => self.tools.push(Value::Object(ev.payload().to_vec())),
+            "session.stop" => self.stop_reason = Some(text("reason", "unknown")),
+            _ => {}
+        }
+        self.applied.push(self.applied.len() as u64);
+        self.fingerprint.push(&ev.value);
+    }
+
+    /// Number of events applied.
+    pub fn applied(&self) -> u64 {
+        self.applied.len() as u64
+    }
+
+    /// The projection of the events applied so far.
+    pub fn state(&self) -> ReplayState {
+        ReplayState {
+            session_id: self.session_id.clone(),
+            run_id: self.run_id.clone(),
+            applied_sequences: self.applied.clone(),
+            user_messages: self.users.clone(),
+            assistant_messages: self.assistants.clone(),
+            tool_results: self.tools.clone(),
+            stop_reason: self.stop_reason.clone(),
+            fingerprint: self.fingerprint.hex(),
+        }
+    }
+
+    pub fn into_state(self) -> ReplayState {
+        let fingerprint = self.fingerprint.hex();
+        ReplayState {
+            session_id: self.session_id,
+            run_id: self.run_id,
+            applied_sequences: self.applied,
+            user_messages: self.users,
+            assistant_messages: self.assistants,
+            tool_results: self.tools,
+            stop_reason: self.stop_reason,
+            fingerprint,
+        }
+    }
+}
+
+/// `O-RANGE-1`: `until` must be the sequence of an event of a journal of `count` events.
+pub fn check_range(until: i64, count: u64, what: &str) -> Result<u64, Error> {
+    if until >= 0 && (until as u64) < count {
+        Ok(until as u64)
+    } else {
+        Err(Error::new(
+            ErrorCode::SequenceOutOfRange,
+            format!(
+                "{what} {until} is outside the journal (sequences 0..={})",
+                count.saturating_sub(1)
+            ),
+        )
+        .with_sequence(Some(until)))
+    }
+}
+
+/// Validate the whole journal and project events `0..=until` (all when `None`).
+/// Every event is checked even past `until` (`R-SEL-1`); a journal error wins over a
+/// range error (`O-ORDER-1`).
+pub fn replay<R: BufRead>(
+    source: R,
+    profile: Profile,
+    until: Option<i64>,
+) -> Result<ReplayState, ReadError> {
+    let mut reducer = Reducer::new();
+    let limit = until.unwrap_or(i64::MAX);
+    let count = journal::read(source, profile, |ev| {
+        if (reducer.applied() as i64) <= limit {
+            reducer.apply(ev);
+        }
+    })?;
+    if let Some(u) = until {
+        check_range(u, count, "until")?;
+    }
+    Ok(reducer.into_state())
+}
+
+/// Validate the whole journal and fingerprint events `0..=until` (all when `None`),
+/// without building the projection.
+pub fn fingerprint<R: BufRead>(
+    source: R,
+    profile: Profile,
+    until: Option<i64>,
+) -> Result<String, ReadError> {
+    let mut fp = Fingerprinter::new();
+    let limit = until.unwrap_or(i64::MAX);
+    let count = journal::read(source, profile, |ev| {
+        if (fp.count() as i64) <= limit {
+            fp.push(&ev.value);
+        }
+    })?;
+    if let Some(u) = until {
+        check_range(u, count, "until")?;
+    }
+    Ok(fp.hex())
+}
