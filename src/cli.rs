@@ -94,7 +94,7 @@ pub enum GoldenAction {
 }
 
 /// Open FILE, or stdin for `-`.
-pub fn open_input(path: &PathBuf) -> io::Result<Box<dyn BufRead>> {
+pub fn open_input(path: &std::path::Path) -> io::Result<Box<dyn BufRead>> {
     if path.as_os_str() == "-" {
         Ok(Box::new(BufReader::with_capacity(1 << 16, io::stdin())))
     } else {
@@ -105,7 +105,7 @@ pub fn open_input(path: &PathBuf) -> io::Result<Box<dyn BufRead>> {
     }
 }
 
-fn display_name(path: &PathBuf) -> String {
+fn display_name(path: &std::path::Path) -> String {
     if path.as_os_str() == "-" {
         "<stdin>".into()
     } else {
