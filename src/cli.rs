@@ -80,11 +80,55 @@ pub enum Command {
         #[arg(long)]
         sha256: bool,
     },
+    /// Run the conformance corpus against the reference (default) or an adapter.
+    ///
+    /// Output and flags follow `cargo test` (libtest): FILTER, --skip, --exact, --list,
+    /// --format pretty|terse|json, --test-threads. Exit 0 when every counted case passes.
+    Test(TestArgs),
+    /// Speak adapter protocol 1 on stdin/stdout with the reference implementation.
+    Serve,
+    /// Print a markdown (or --json) table of several `test --report` files side by side.
+    Summary {
+        #[arg(required = true)]
+        reports: Vec<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
     /// The golden traces shipped with the kit.
     Golden {
         #[command(subcommand)]
         action: GoldenAction,
     },
+}
+
+#[derive(clap::Args, Debug)]
+pub struct TestArgs {
+    /// Adapter command (protocol 1, persistent), e.g. 'python3 examples/python/adapter.py'.
+    #[arg(long)]
+    pub adapter: Option<String>,
+    /// Run the adapter once per check (one-shot mode, SPEC.md 13.2).
+    #[arg(long, requires = "adapter")]
+    pub one_shot: bool,
+    /// Corpus directory (default: the corpus embedded in this binary).
+    #[arg(long)]
+    pub corpus: Option<PathBuf>,
+    /// Skip list: lines `CASE-ID REASON`; a listed case that passes is an error.
+    #[arg(long)]
+    pub skip_file: Option<PathBuf>,
+    /// Which requirement levels count.
+    #[arg(long, value_enum, default_value = "must")]
+    pub level: crate::runner::LevelSelect,
+    /// Per-check timeout in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    pub timeout: f64,
+    /// Write JUnit XML here.
+    #[arg(long)]
+    pub junit: Option<PathBuf>,
+    /// Write a JSON-lines report here (header, one line per case, footer).
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+    #[command(flatten)]
+    pub harness: libtest_mimic::Arguments,
 }
 
 #[derive(Subcommand, Debug)]
@@ -275,6 +319,47 @@ pub fn run(cli: Cli) -> i32 {
                 }
                 Err(e) => report(&name, ReadError::Invalid(e)),
             }
+        }
+        Command::Test(t) => {
+            if !(t.timeout > 0.0 && t.timeout.is_finite()) {
+                eprintln!("error: --timeout must be a positive number of seconds");
+                return EXIT_USAGE;
+            }
+            let opts = crate::runner::Options {
+                adapter: t.adapter,
+                one_shot: t.one_shot,
+                corpus: t.corpus,
+                skip_file: t.skip_file,
+                level: t.level,
+                timeout: std::time::Duration::from_secs_f64(t.timeout),
+                junit: t.junit,
+                report: t.report,
+            };
+            crate::runner::run(opts, t.harness)
+        }
+        Command::Serve => {
+            let stdin = io::stdin();
+            match crate::adapter::serve(stdin.lock(), io::stdout().lock()) {
+                Ok(()) => EXIT_OK,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    EXIT_USAGE
+                }
+            }
+        }
+        Command::Summary { reports, json } => {
+            let mut all = Vec::new();
+            for r in &reports {
+                match crate::runner::read_report(r) {
+                    Ok(s) => all.push(s),
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return EXIT_USAGE;
+                    }
+                }
+            }
+            print!("{}", crate::runner::summary(&all, json));
+            EXIT_OK
         }
         Command::Golden {
             action: GoldenAction::Verify,

@@ -31,18 +31,22 @@
 //! assert_eq!(state.user_messages, ["hi"]);
 //! ```
 
+pub mod adapter;
 pub mod branch;
 pub mod canonical;
 pub mod cli;
 pub mod error;
 pub mod event;
 pub mod fingerprint;
+pub mod fsutil;
 pub mod golden;
 pub mod journal;
 pub mod json;
 pub mod ops;
 pub mod profile;
 pub mod replay;
+pub mod runner;
+pub mod vectors;
 pub mod wire;
 
 pub use error::{Error, ErrorCode};
