@@ -1,0 +1,683 @@
+#!/usr/bin/env python3
+"""Build the journal-level conformance vectors (conformance/{wire,json,envelope,journal,
+precedence,replay,fingerprint,branch,profile,real-world}.json).
+
+Run from anywhere: `python3 conformance/tools/build_journal.py`. Deterministic: the same
+script writes the same bytes.
+
+Where expected values come from (never from the Rust code under test):
+- invalid cases: the error code, line and sequence are written by hand below, derived
+  from the SPEC.md rule each case breaks (`err(...)`);
+- valid cases: results come from `oracle.py`, the seed's own projection semantics with
+  Python's `json.dumps` as the canonical-JSON oracle.
+"""
+import base64
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import oracle  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FILES = {}
+
+
+def dumps(v):
+    """A plain (non-canonical) line writer: insertion order, compact, raw UTF-8."""
+    return json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+
+
+def ev(i, type_="model.request", payload=None, parent="prev", session="sess-1", run="run-1",
+       event_id=None, extra=None):
+    e = {
+        "event_id": event_id if event_id is not None else "e%d" % i,
+        "session_id": session,
+        "sequence": i,
+        "type": type_,
+        "payload": {} if payload is None else payload,
+        "provenance": {"run_id": run},
+    }
+    if parent == "prev":
+        if i > 0:
+            e["parent_event_id"] = "e%d" % (i - 1)
+    elif parent is not None:
+        e["parent_event_id"] = parent
+    if extra:
+        e.update(extra)
+    return e
+
+
+def conversation():
+    """A small valid core journal: start, user, request, response, tool round trip, stop."""
+    return [
+        ev(0, "session.start", {"max_turns": 8}),
+        ev(1, "user.message", {"content": "List the files."}),
+        ev(2, "model.request", {"turn": 1}),
+        ev(3, "tool.request", {"tool": "ls", "arguments": "{\"path\":\".\"}"}),
+        ev(4, "tool.result", {"tool": "ls", "output": ["a.txt", "b.txt"], "ok": True}),
+        ev(5, "model.response", {"content": "Two files: a.txt and b.txt."}),
+        ev(6, "session.stop", {"reason": "completed"}),
+    ]
+
+
+def lines(events, nl="\n", final=True):
+    text = nl.join(dumps(e) for e in events)
+    return (text + nl if final and events else text).encode("utf-8")
+
+
+def err(code, line=None, sequence=None):
+    e = {"code": code}
+    if line is not None:
+        e["line"] = line
+    if sequence is not None:
+        e["sequence"] = sequence
+    return {"error": e}
+
+
+def add(group, name, description, rules, data, checks, tags=None, profile=None, level=None):
+    case = {"name": name, "description": description, "rules": rules}
+    if tags:
+        case["tags"] = tags
+    if level:
+        case["level"] = level
+    if profile:
+        case["profile"] = profile
+    try:
+        text = data.decode("utf-8")
+        case["input"] = text
+    except UnicodeDecodeError:
+        case["input_base64"] = base64.b64encode(data).decode("ascii")
+    case["checks"] = checks
+    FILES.setdefault(group, []).append(case)
+
+
+def valid(group, name, description, rules, data, tags=None, profile=None, until=None, more=()):
+    """A valid journal: validate, full replay, and optional partial replays, all from the oracle."""
+    events = oracle.parse_journal(data)
+    checks = [
+        {"op": {"op": "validate"}, "expect": {"result": {"event_count": len(events)}}},
+        {"op": {"op": "replay"}, "expect": {"result": oracle.replay(events)}},
+    ]
+    if until is not None:
+        checks.append({"op": {"op": "replay", "until": until}, "expect": {"result": oracle.replay(events, until)}})
+    checks.extend(more)
+    add(group, name, description, rules, data, checks, tags, profile)
+
+
+def invalid(group, name, description, rules, data, expect, tags=None, profile=None, ops=("validate",)):
+    checks = [{"op": {"op": o}, "expect": expect} for o in ops]
+    add(group, name, description, rules, data, checks, tags, profile)
+
+
+# ---------------------------------------------------------------------------------------
+# wire: W-*
+# ---------------------------------------------------------------------------------------
+base = conversation()
+valid("wire", "lf-final-newline", "A plain LF journal with a final newline.", ["W-LINE-1", "W-LINE-3"], lines(base))
+valid("wire", "no-final-newline", "The final newline is optional.", ["W-LINE-3"], lines(base, final=False))
+valid("wire", "crlf", "CRLF line endings: the CR is JSON whitespace; same fingerprint as LF.",
+      ["W-CR-1", "F-FP-2"], lines(base, nl="\r\n"), tags=["crlf"])
+valid("wire", "crlf-no-final-newline", "CRLF endings and no final newline.", ["W-CR-1", "W-LINE-3"],
+      lines(base, nl="\r\n", final=False), tags=["crlf"])
+valid("wire", "u2028-in-string", "U+2028 and U+2029 inside a string do not end a line.", ["W-LINE-1"],
+      lines([ev(0, "user.message", {"content": "a\u2028b\u2029c"}), ev(1)]), tags=["unicode"])
+valid("wire", "u0085-in-string", "U+0085 (NEL) inside a string does not end a line.", ["W-LINE-1"],
+      lines([ev(0, "user.message", {"content": "x\u0085y"}), ev(1)]), tags=["unicode"])
+valid("wire", "u001e-in-string-escaped", "An escaped U+001E record separator in a string is fine.", ["W-LINE-1", "C-STR-1"],
+      b'{"event_id":"e0","session_id":"s","sequence":0,"type":"user.message","payload":{"content":"a\\u001eb"},"provenance":{"run_id":"r"}}\n')
+valid("wire", "surrounding-whitespace", "Spaces and tabs around the object are JSON whitespace.", ["W-JSON-1", "C-SYNTAX-1"],
+      b"  \t" + lines([ev(0)]).rstrip(b"\n") + b" \t\n")
+valid("wire", "cr-inside-line", "A lone CR between tokens is JSON whitespace, not a line break.", ["W-LINE-1", "W-CR-1"],
+      b'{"event_id":"e0",\r"session_id":"s","sequence":0,"type":"t","payload":{},"provenance":{"run_id":"r"}}\n')
+one = lines([ev(0)])
+invalid("wire", "bom-first-line", "A UTF-8 BOM before the first line is rejected.", ["W-BOM-1"],
+        b"\xef\xbb\xbf" + lines(base), err("unexpected_bom", 1), tags=["bom"])
+invalid("wire", "bom-third-line", "A BOM at the start of a later line (concatenated files) is rejected.", ["W-BOM-1"],
+        lines(base[:2]) + b"\xef\xbb\xbf" + lines(base[2:]), err("unexpected_bom", 3), tags=["bom"])
+invalid("wire", "bom-only", "A file holding only a BOM has one line, which starts with a BOM.", ["W-BOM-1"],
+        b"\xef\xbb\xbf", err("unexpected_bom", 1), tags=["bom"])
+for name, bad, desc in [
+    ("invalid-utf8-ff", b"\xff", "the byte FF"),
+    ("invalid-utf8-overlong", b"\xc0\xaf", "an overlong encoding of '/'"),
+    ("invalid-utf8-surrogate", b"\xed\xa0\x80", "an encoded surrogate (CESU-8)"),
+    ("invalid-utf8-truncated", b"\xe2\x82", "a truncated 3-byte sequence"),
+    ("invalid-utf8-above-max", b"\xf4\x90\x80\x80", "a code point above U+10FFFF"),
+    ("invalid-utf8-latin1", b"caf\xe9", "Latin-1 text"),
+]:
+    data = lines([ev(0)]) + b'{"event_id":"e1","session_id":"sess-1","sequence":1,"type":"user.message","payload":{"content":"' + bad + b'"},"provenance":{"run_id":"run-1"}}\n'
+    invalid("wire", name, "A line with %s is not UTF-8." % desc, ["W-UTF8-1"], data, err("invalid_utf8", 2), tags=["utf8"])
+invalid("wire", "invalid-utf8-outside-string", "Invalid UTF-8 outside any string.", ["W-UTF8-1"],
+        b"\x80" + one, err("invalid_utf8", 1), tags=["utf8"])
+invalid("wire", "blank-line-middle", "An empty line between events is rejected.", ["W-BLANK-1", "W-LINE-2"],
+        lines(base[:2]) + b"\n" + lines(base[2:]), err("blank_line", 3))
+invalid("wire", "blank-line-end", "A trailing empty line (two final newlines) is rejected.", ["W-BLANK-1", "W-LINE-3"],
+        lines(base) + b"\n", err("blank_line", 8))
+invalid("wire", "whitespace-line", "A line of spaces and tabs is blank.", ["W-BLANK-1"],
+        lines(base[:1]) + b" \t \n" + lines(base[1:]), err("blank_line", 2))
+invalid("wire", "cr-only-line", "A line holding only CR (CRLF blank line) is blank.", ["W-BLANK-1", "W-CR-1"],
+        lines(base[:1], nl="\r\n") + b"\r\n" + lines(base[1:], nl="\r\n"), err("blank_line", 2), tags=["crlf"])
+invalid("wire", "newline-only", "A file holding a single newline has one blank line.", ["W-BLANK-1"],
+        b"\n", err("blank_line", 1))
+invalid("wire", "empty-file", "A zero-byte file is an empty journal.", ["J-EMPTY-1", "W-LINE-3"], b"", err("empty_journal"),
+        ops=("validate", "replay"))
+invalid("wire", "torn-last-line", "A last line cut off mid-object (a torn write) is not JSON.", ["W-JSON-1", "C-SYNTAX-1"],
+        lines(base[:3]) + lines(base[3:4])[:25], err("invalid_json", 4), tags=["torn"])
+invalid("wire", "torn-last-line-in-string", "A last line cut off inside a string.", ["W-JSON-1", "C-SYNTAX-1"],
+        lines(base[:1]) + b'{"event_id":"e1","session_id":"sess-1","sequence":1,"type":"user.message","payload":{"content":"Lis', err("invalid_json", 2), tags=["torn"])
+invalid("wire", "vertical-tab-not-whitespace", "U+000B is not JSON whitespace and does not split lines.", ["W-LINE-1", "C-SYNTAX-1"],
+        b"\x0b" + one, err("invalid_json", 1))
+invalid("wire", "form-feed-not-whitespace", "U+000C is not JSON whitespace.", ["W-LINE-1", "C-SYNTAX-1"],
+        one.rstrip(b"\n") + b"\x0c\n", err("invalid_json", 1))
+invalid("wire", "two-objects-one-line", "Two JSON objects on one line are not one JSON text.", ["W-JSON-1", "C-SYNTAX-1"],
+        one.rstrip(b"\n") + lines([ev(1)]), err("invalid_json", 1))
+invalid("wire", "raw-u2028-splits-nothing", "A raw U+2028 between two objects does not make two lines.", ["W-LINE-1", "C-SYNTAX-1"],
+        one.rstrip(b"\n") + "\u2028".encode() + lines([ev(1)]), err("invalid_json", 1), tags=["unicode"])
+
+# ---------------------------------------------------------------------------------------
+# json: C-* inside journal lines
+# ---------------------------------------------------------------------------------------
+def with_payload_text(ptext, i=0):
+    return ('{"event_id":"e%d","session_id":"sess-1","sequence":%d,"type":"x.custom","payload":%s,"provenance":{"run_id":"run-1"}}\n'
+            % (i, i, ptext)).encode("utf-8")
+
+
+prefix = lines([ev(0)])
+for name, ptext, code, rules, desc in [
+    ("trailing-comma", '{"a":1,}', "invalid_json", ["C-SYNTAX-1"], "a trailing comma"),
+    ("single-quotes", "{'a':1}", "invalid_json", ["C-SYNTAX-1"], "single-quoted strings"),
+    ("nan", '{"a":NaN}', "invalid_json", ["C-SYNTAX-1"], "NaN"),
+    ("infinity", '{"a":Infinity}', "invalid_json", ["C-SYNTAX-1"], "Infinity"),
+    ("minus-infinity", '{"a":-Infinity}', "invalid_json", ["C-SYNTAX-1"], "-Infinity"),
+    ("comment", '{"a":1/*c*/}', "invalid_json", ["C-SYNTAX-1"], "a comment"),
+    ("leading-zero", '{"a":01}', "invalid_json", ["C-SYNTAX-1"], "a leading zero"),
+    ("leading-plus", '{"a":+1}', "invalid_json", ["C-SYNTAX-1"], "a leading plus"),
+    ("bare-fraction", '{"a":.5}', "invalid_json", ["C-SYNTAX-1"], "a fraction without integer digits"),
+    ("empty-fraction", '{"a":5.}', "invalid_json", ["C-SYNTAX-1"], "a dot without fraction digits"),
+    ("empty-exponent", '{"a":1e}', "invalid_json", ["C-SYNTAX-1"], "an exponent without digits"),
+    ("hex-number", '{"a":0x10}', "invalid_json", ["C-SYNTAX-1"], "a hex number"),
+    ("true-capital", '{"a":True}', "invalid_json", ["C-SYNTAX-1", "C-LIT-1"], "a capitalised literal"),
+    ("raw-tab-in-string", '{"a":"x\ty"}', "invalid_json", ["C-SYNTAX-1"], "a raw tab inside a string"),
+    ("raw-nul-in-string", '{"a":"x\u0000y"}', "invalid_json", ["C-SYNTAX-1"], "a raw NUL inside a string"),
+    ("bad-escape", '{"a":"\\x41"}', "invalid_json", ["C-SYNTAX-1", "C-STR-3"], "an unknown escape \\x"),
+    ("short-unicode-escape", '{"a":"\\u12"}', "invalid_json", ["C-SYNTAX-1"], "a short \\u escape"),
+    ("unquoted-key", '{a:1}', "invalid_json", ["C-SYNTAX-1"], "an unquoted key"),
+    ("missing-colon", '{"a" 1}', "invalid_json", ["C-SYNTAX-1"], "a missing colon"),
+    ("duplicate-key-payload", '{"a":1,"b":2,"a":3}', "duplicate_key", ["C-KEY-2"], "a duplicate key in the payload"),
+    ("duplicate-key-escaped", '{"a":1,"\\u0061":2}', "duplicate_key", ["C-KEY-2"], "keys equal after escape decoding"),
+    ("duplicate-key-nested", '{"x":{"k":1,"k":1}}', "duplicate_key", ["C-KEY-2"], "a duplicate key with the same value, nested"),
+    ("lone-high-surrogate", '{"a":"\\ud800"}', "lone_surrogate", ["C-STR-3"], "a lone high surrogate escape"),
+    ("lone-low-surrogate", '{"a":"\\udc00"}', "lone_surrogate", ["C-STR-3"], "a lone low surrogate escape"),
+    ("high-then-non-low", '{"a":"\\ud800\\u0041"}', "lone_surrogate", ["C-STR-3"], "a high surrogate followed by a non-surrogate escape"),
+    ("reversed-pair", '{"a":"\\udc00\\ud800"}', "lone_surrogate", ["C-STR-3"], "a low surrogate before a high one"),
+    ("float-overflow", '{"a":1e400}', "number_out_of_range", ["C-NUM-6"], "a float that overflows to infinity"),
+    ("float-overflow-negative", '{"a":-1.8e308}', "number_out_of_range", ["C-NUM-6"], "a negative float beyond the largest double"),
+    ("int-4301-digits", '{"a":%s}' % ("9" * 4301), "number_out_of_range", ["C-NUM-3"], "an integer with 4301 digits"),
+    ("nesting-129", '{"a":%s%s}' % ("[" * 127, "]" * 127), "nesting_too_deep", ["C-DEPTH-1"], "129 nested containers (event object at depth 1)"),
+    ("nesting-100000", '{"a":%s%s}' % ("[" * 100000, "]" * 100000), "nesting_too_deep", ["C-DEPTH-1"], "100000 nested arrays (no stack overflow)"),
+]:
+    invalid("json", name, "A payload with %s is rejected." % desc, rules, prefix + with_payload_text(ptext, 1), err(code, 2))
+
+for name, ptext, rules, desc, tags in [
+    ("int-4300-digits", '{"a":%s}' % ("9" * 4300), ["C-NUM-1", "C-NUM-3"], "an integer of exactly 4300 digits", ["bignum"]),
+    ("nesting-128", '{"a":%s%s}' % ("[" * 126, "]" * 126), ["C-DEPTH-1"], "exactly 128 nested containers", []),
+    ("big-integers", '{"a":18446744073709551616,"b":-9223372036854775809,"c":100000000000000000000000000000}', ["C-NUM-1"], "integers beyond 64 bits, kept exact", ["bignum"]),
+    ("float-spellings", '{"a":1E2,"b":1e-7,"c":0.00001,"d":1e16,"e":-0.0,"f":5e-324,"g":9007199254740993.0}', ["C-NUM-4", "C-NUM-5"], "floats in several spellings", ["float"]),
+    ("minus-zero-int", '{"a":-0}', ["C-NUM-2"], "the integer -0, which is 0", []),
+    ("float-underflow", '{"a":1e-400,"b":-1e-400}', ["C-NUM-4"], "floats that underflow to zero", ["float"]),
+    ("surrogate-pair-escape", '{"a":"\\ud83d\\ude00"}', ["C-STR-3", "C-STR-2"], "a valid surrogate pair escape", ["unicode"]),
+    ("escape-slash", '{"a":"\\/"}', ["C-STR-2"], "an escaped slash", []),
+    ("all-literals", '{"t":true,"f":false,"n":null,"e":[],"o":{}}', ["C-LIT-1"], "true, false, null and empty containers", []),
+]:
+    data = prefix + with_payload_text(ptext, 1)
+    valid("json", name, "A payload with %s is accepted." % desc, rules, data, tags=tags,
+          more=[{"op": {"op": "fingerprint"}, "expect": {"result": oracle.fingerprint(oracle.parse_journal(data))}}])
+
+for name, text, desc in [
+    ("array-line", "[1,2]", "an array"), ("string-line", '"event"', "a string"), ("number-line", "42", "a number"),
+    ("null-line", "null", "null"), ("true-line", "true", "true"),
+]:
+    invalid("json", name, "A line holding %s, not an object, is not an event." % desc, ["E-ENV-1"],
+            prefix + text.encode() + b"\n", err("malformed_event", 2))
+
+# ---------------------------------------------------------------------------------------
+# envelope: E-*
+# ---------------------------------------------------------------------------------------
+def mutate(i, f):
+    e = ev(i)
+    f(e)
+    return e
+
+
+good = lines([ev(0)])
+for field in ["event_id", "session_id", "sequence", "type", "payload", "provenance"]:
+    invalid("envelope", "missing-" + field.replace("_", "-"), "An event without `%s`." % field, ["E-ENV-1"],
+            good + lines([mutate(1, lambda e, f=field: e.pop(f))]), err("malformed_event", 2))
+invalid("envelope", "missing-run-id", "provenance without `run_id`.", ["E-ENV-1"],
+        good + lines([mutate(1, lambda e: e.update(provenance={"agent": "x"}))]), err("malformed_event", 2, 1))
+for field, bad, label in [
+    ("event_id", "", "an empty string"), ("event_id", 7, "a number"), ("event_id", None, "null"),
+    ("session_id", "", "an empty string"), ("session_id", ["s"], "an array"),
+    ("sequence", "1", "a string"), ("sequence", 1.0, "a float 1.0"), ("sequence", True, "true"), ("sequence", None, "null"),
+    ("type", "", "an empty string"), ("type", 3, "a number"),
+    ("payload", [], "an array"), ("payload", None, "null"), ("payload", "text", "a string"),
+    ("provenance", [], "an array"), ("provenance", "run-1", "a string"),
+    ("parent_event_id", None, "null"), ("parent_event_id", "", "an empty string"), ("parent_event_id", 0, "a number"),
+]:
+    name = "%s-%s" % (field.replace("_", "-"), label.replace(" ", "-").replace(".", ""))
+    seq = 1 if field != "sequence" else None
+    invalid("envelope", name, "`%s` is %s." % (field, label), ["E-ENV-1"],
+            good + lines([mutate(1, lambda e, f=field, b=bad: e.__setitem__(f, b))]), err("malformed_event", 2, seq))
+for bad, label in [("", "an empty string"), (1, "a number"), (None, "null")]:
+    invalid("envelope", "run-id-" + label.replace(" ", "-"), "`provenance.run_id` is %s." % label, ["E-ENV-1"],
+            good + lines([mutate(1, lambda e, b=bad: e.__setitem__("provenance", {"run_id": b}))]), err("malformed_event", 2, 1))
+invalid("envelope", "field-order-event-id-first", "With event_id and payload both broken, the event is malformed either way.",
+        ["E-ENV-1", "J-ORDER-1"], good + lines([mutate(1, lambda e: e.update(event_id=1, payload=[]))]), err("malformed_event", 2))
+valid("envelope", "unknown-fields-kept", "Unknown fields at every level are allowed and fingerprinted.", ["E-ENV-2", "F-FP-1"],
+      lines([ev(0, extra={"x-vendor": {"k": [1, 2.5, None]}, "timestamp": "2026-01-01T00:00:00Z"}),
+             ev(1, "user.message", {"content": "hi", "attachments": [{"name": "a"}]}),
+             mutate(2, lambda e: e["provenance"].update(model="m", extra={"z": 1}))]))
+valid("envelope", "unknown-type", "An event type the reducer does not know is accepted and only fingerprinted.", ["E-ENV-2", "R-OTHER-1"],
+      lines([ev(0, "session.start"), ev(1, "vendor.custom-thing", {"content": "not a user message"}), ev(2, "Model.Response", {"content": "case matters"})]))
+valid("envelope", "sequence-minus-zero", "The integer -0 is the integer 0, a valid first sequence.", ["E-ENV-1", "C-NUM-2", "J-SEQ-1"],
+      b'{"event_id":"e0","session_id":"s","sequence":-0,"type":"t","payload":{},"provenance":{"run_id":"r"}}\n')
+valid("envelope", "no-parents", "parent_event_id is optional on every event.", ["E-ENV-1", "J-PARENT-1"],
+      lines([ev(i, parent=None) for i in range(4)]))
+
+# ---------------------------------------------------------------------------------------
+# journal: J-*
+# ---------------------------------------------------------------------------------------
+conv = conversation()
+
+
+def seqs(seq_list):
+    """Events e0, e1, ... (no parents) carrying the given sequence numbers."""
+    events = []
+    for i, s in enumerate(seq_list):
+        e = ev(i, parent=None)
+        e["sequence"] = s
+        events.append(e)
+    return lines(events)
+
+
+invalid("journal", "gap", "Sequences 0,1,3: a gap (seed exercise A).", ["J-SEQ-1"], seqs([0, 1, 3]), err("sequence_gap", 3, 3),
+        ops=("validate", "replay"))
+invalid("journal", "exercise-a", "The seed's exercise A: the first three s07 events with the last sequence changed to 4.", ["J-SEQ-1"],
+        seqs([0, 1, 4]), err("sequence_gap", 3, 4), ops=("validate", "replay", "fingerprint"))
+invalid("journal", "starts-at-one", "Sequences must start at 0.", ["J-SEQ-1"], seqs([1, 2, 3]), err("sequence_gap", 1, 1))
+invalid("journal", "repeat", "A repeated sequence.", ["J-SEQ-1"], seqs([0, 1, 1, 2]), err("sequence_gap", 3, 1))
+invalid("journal", "reordered", "Swapped sequences.", ["J-SEQ-1"], seqs([0, 2, 1]), err("sequence_gap", 2, 2))
+invalid("journal", "negative", "A negative sequence.", ["J-SEQ-1"], seqs([-1]), err("sequence_gap", 1, -1))
+invalid("journal", "huge-sequence", "A sequence beyond 64 bits is a gap and reports no sequence.", ["J-SEQ-1", "J-LOC-1", "O-ERR-1"],
+        good + b'{"event_id":"e1","session_id":"sess-1","sequence":99999999999999999999,"type":"t","payload":{},"provenance":{"run_id":"run-1"}}\n',
+        err("sequence_gap", 2))
+invalid("journal", "restart-after-resume", "Ids restarting at 0 after a resume in the same file (Reasonix).", ["J-SEQ-1"],
+        lines(conv[:3]) + lines([ev(0, "session.start", parent=None, event_id="e0-resumed")]), err("sequence_gap", 4, 0), tags=["real-world"])
+invalid("journal", "mixed-session", "A second session id.", ["J-SESSION-1"],
+        lines(conv[:2] + [mutate(2, lambda e: e.update(session_id="sess-2"))]), err("mixed_session", 3, 2))
+invalid("journal", "mixed-session-nfd", "Session ids that differ only by Unicode normalisation are different.", ["J-SESSION-1"],
+        lines([ev(0, session="caf\u00e9"), ev(1, session="cafe\u0301")]), err("mixed_session", 2, 1), tags=["unicode"])
+invalid("journal", "mixed-session-trailing-space", "Session ids are compared exactly (no trimming).", ["J-SESSION-1"],
+        lines([ev(0), ev(1, session="sess-1 ")]), err("mixed_session", 2, 1))
+invalid("journal", "mixed-run", "A second provenance.run_id.", ["J-RUN-1"],
+        lines(conv[:4] + [mutate(4, lambda e: e["provenance"].update(run_id="run-2"))]), err("mixed_run", 5, 4))
+invalid("journal", "mixed-run-case", "Run ids are case-sensitive.", ["J-RUN-1"], lines([ev(0), ev(1, run="RUN-1")]), err("mixed_run", 2, 1))
+invalid("journal", "concatenated-runs", "Two runs of one session concatenated (sequence restarts first).", ["J-SEQ-1", "J-RUN-1"],
+        lines([ev(0), ev(1)]) + lines([ev(0, run="run-2", parent=None)]), err("sequence_gap", 3, 0), tags=["real-world"])
+invalid("journal", "concatenated-renumbered", "Two runs concatenated and renumbered: the run id differs.", ["J-RUN-1"],
+        lines([ev(0), ev(1), ev(2, run="run-2", parent=None)]), err("mixed_run", 3, 2), tags=["real-world"])
+invalid("journal", "duplicate-id-adjacent", "Two events with one id.", ["J-ID-1"],
+        lines([ev(0), ev(1), ev(2, event_id="e1", parent="e0")]), err("duplicate_event_id", 3, 2))
+invalid("journal", "duplicate-id-far", "An id reused much later.", ["J-ID-1"],
+        lines([ev(i) for i in range(9)] + [ev(9, event_id="e0", parent="e8")]), err("duplicate_event_id", 10, 9))
+invalid("journal", "duplicate-id-first", "The first id reused by the second event.", ["J-ID-1"],
+        lines([ev(0), ev(1, event_id="e0", parent=None)]), err("duplicate_event_id", 2, 1))
+invalid("journal", "forward-parent", "A parent that appears later is rejected.", ["J-PARENT-1"],
+        lines([ev(0), ev(1, parent="e2"), ev(2)]), err("unknown_parent", 2, 1))
+invalid("journal", "dangling-parent", "A parent that never appears.", ["J-PARENT-1"],
+        lines([ev(0), ev(1, parent="e-missing")]), err("unknown_parent", 2, 1))
+invalid("journal", "self-parent", "An event that is its own parent.", ["J-PARENT-1"],
+        lines([ev(0), ev(1, parent="e1")]), err("unknown_parent", 2, 1))
+invalid("journal", "self-parent-first", "The first event naming itself as parent.", ["J-PARENT-1"],
+        lines([ev(0, parent="e0")]), err("unknown_parent", 1, 0))
+invalid("journal", "parent-case-mismatch", "Parent ids are compared exactly.", ["J-PARENT-1"],
+        lines([ev(0), ev(1, parent="E0")]), err("unknown_parent", 2, 1))
+valid("journal", "parent-any-earlier", "Parents may point at any earlier event, not only the previous one (siblings).", ["J-PARENT-1"],
+      lines([ev(0), ev(1), ev(2, parent="e0"), ev(3, parent="e0"), ev(4, parent="e2")]), tags=["siblings"])
+valid("journal", "single-event", "A journal of one event.", ["J-EMPTY-1", "J-SEQ-1"], lines([ev(0, "session.start")]))
+valid("journal", "ids-any-string", "Event ids are any non-empty strings, Unicode included.", ["E-ENV-1", "J-ID-1"],
+      lines([ev(0, event_id="🦀"), ev(1, event_id="🦀 ", parent="🦀"), ev(2, event_id="e\u0301", parent="🦀 "), ev(3, event_id="\u00e9", parent="e\u0301")]),
+      tags=["unicode"])
+valid("journal", "long-journal", "A 200-event journal.", ["J-SEQ-1"], lines([ev(i, "user.message", {"content": "m%d" % i}) for i in range(200)]),
+      until=150)
+
+# ---------------------------------------------------------------------------------------
+# precedence: J-ORDER-1, O-ORDER-1
+# ---------------------------------------------------------------------------------------
+invalid("precedence", "earliest-event-wins", "A mixed session on line 2 is reported before a gap on line 3.", ["J-ORDER-1"],
+        lines([ev(0), ev(1, session="other"), mutate(2, lambda e: e.update(sequence=5))]), err("mixed_session", 2, 1))
+invalid("precedence", "gap-before-session", "Within one event, the sequence is checked before the session.", ["J-ORDER-1", "J-SEQ-1"],
+        lines([ev(0), mutate(1, lambda e: e.update(sequence=7, session_id="other"))]), err("sequence_gap", 2, 7))
+invalid("precedence", "session-before-run", "Within one event, the session is checked before the run.", ["J-ORDER-1", "J-SESSION-1"],
+        lines([ev(0), ev(1, session="s2", run="r2")]), err("mixed_session", 2, 1))
+invalid("precedence", "run-before-duplicate", "The run is checked before the id.", ["J-ORDER-1", "J-RUN-1"],
+        lines([ev(0), ev(1, run="r2", event_id="e0", parent=None)]), err("mixed_run", 2, 1))
+invalid("precedence", "duplicate-before-parent", "The id is checked before the parent.", ["J-ORDER-1", "J-ID-1"],
+        lines([ev(0), ev(1, event_id="e0", parent="nope")]), err("duplicate_event_id", 2, 1))
+invalid("precedence", "payload-before-sequence", "R-TYPE-1 comes before J-SEQ-1.", ["J-ORDER-1", "R-TYPE-1"],
+        lines([ev(0), mutate(1, lambda e: e.update(type="user.message", payload={"content": 5}, sequence=9))]), err("invalid_payload", 2, 9))
+invalid("precedence", "envelope-before-sequence", "E-ENV-1 comes before J-SEQ-1.", ["J-ORDER-1", "E-ENV-1"],
+        lines([ev(0), mutate(1, lambda e: e.update(payload=None, sequence=9))]), err("malformed_event", 2, 9))
+invalid("precedence", "json-before-envelope", "A duplicate key is reported even though the envelope is also broken.", ["J-ORDER-1", "C-KEY-2"],
+        good + b'{"event_id":"e1","event_id":"e1","sequence":1}\n', err("duplicate_key", 2))
+invalid("precedence", "first-json-error-in-text", "Within a line, the first JSON problem in text order is reported.", ["J-ORDER-1", "C-STR-3"],
+        good + b'{"a":"\\ud800","a":1}\n', err("lone_surrogate", 2))
+invalid("precedence", "first-json-error-dup-first", "A duplicate key before a lone surrogate.", ["J-ORDER-1", "C-KEY-2"],
+        good + b'{"a":1,"a":"\\ud800"}\n', err("duplicate_key", 2))
+invalid("precedence", "utf8-before-json", "Invalid UTF-8 is reported before a JSON syntax error on the same line.", ["J-ORDER-1", "W-UTF8-1"],
+        good + b'{"a":\xff,,}\n', err("invalid_utf8", 2))
+invalid("precedence", "bom-before-utf8", "A BOM is reported before invalid UTF-8 later in the line.", ["J-ORDER-1", "W-BOM-1"],
+        b"\xef\xbb\xbf{\xff}\n", err("unexpected_bom", 1))
+invalid("precedence", "error-after-until", "A journal error after `until` still fails replay (the whole journal is validated).",
+        ["R-SEL-1", "O-ORDER-1"], lines([ev(0), ev(1), ev(3)]), err("sequence_gap", 3, 3), ops=())
+FILES["precedence"][-1]["checks"] = [
+    {"op": {"op": "replay", "until": 0}, "expect": err("sequence_gap", 3, 3)},
+    {"op": {"op": "fingerprint", "until": 1}, "expect": err("sequence_gap", 3, 3)},
+    {"op": {"op": "branch", "at": 0, "branch_id": "b"}, "expect": err("sequence_gap", 3, 3)},
+]
+invalid("precedence", "journal-error-before-range", "An invalid journal reports its error, not the bad until.", ["O-ORDER-1"],
+        lines([ev(0), ev(1, session="x")]), err("mixed_session", 2, 1), ops=())
+FILES["precedence"][-1]["checks"] = [
+    {"op": {"op": "replay", "until": 99}, "expect": err("mixed_session", 2, 1)},
+    {"op": {"op": "branch", "at": -1, "branch_id": ""}, "expect": err("mixed_session", 2, 1)},
+]
+invalid("precedence", "branch-id-before-range", "A blank branch id is reported before an out-of-range fork sequence.", ["O-ORDER-1", "B-ID-1"],
+        lines(conv), err("invalid_branch_id"), ops=())
+FILES["precedence"][-1]["checks"] = [{"op": {"op": "branch", "at": 99, "branch_id": " "}, "expect": err("invalid_branch_id")}]
+invalid("precedence", "empty-journal-before-range", "An empty journal is reported before the range of until.", ["O-ORDER-1", "J-EMPTY-1"],
+        b"", err("empty_journal"), ops=())
+FILES["precedence"][-1]["checks"] = [{"op": {"op": "replay", "until": 0}, "expect": err("empty_journal")},
+                                     {"op": {"op": "branch", "at": 0, "branch_id": "b"}, "expect": err("empty_journal")}]
+
+# ---------------------------------------------------------------------------------------
+# replay: R-*
+# ---------------------------------------------------------------------------------------
+def rv(name, desc, rules, events, until=None, tags=None):
+    valid("replay", name, desc, rules, lines(events), until=until, tags=tags)
+
+
+rv("exercise-b-partial", "Seed exercise B: replay through 2 has the user message, no assistant message, no stop reason, three sequences.",
+   ["R-SEL-1", "R-USER-1", "R-STOP-1"], conv, until=2)
+rv("conversation", "A tool round trip: user, tool result, response, stop.", ["R-USER-1", "R-TOOL-1", "R-STREAM-1", "R-STOP-1"], conv, until=4)
+rv("user-without-content", "A user.message without content contributes the empty string.", ["R-USER-1"],
+   [ev(0, "user.message", {"attachments": []})])
+rv("user-empty-content", "An empty content is kept as an empty message.", ["R-USER-1"], [ev(0, "user.message", {"content": ""})])
+rv("user-unicode", "User messages keep every character.", ["R-USER-1", "C-STR-2"],
+   [ev(0, "user.message", {"content": "naïve 😀 \u2028 \u007f \u0000 tab\t"})], tags=["unicode"])
+rv("streaming-three-deltas", "Seed exercise C in small: three deltas, one final: one assistant message.", ["R-STREAM-1"],
+   [ev(0, "model.response", {"delta": "a", "accumulated": "a", "final": False}),
+    ev(1, "model.response", {"delta": "b", "accumulated": "ab", "final": False}),
+    ev(2, "model.response", {"delta": "c", "accumulated": "abc", "final": True})], until=1, tags=["streaming"])
+rv("final-without-accumulated", "A final delta without accumulated contributes the empty string.", ["R-STREAM-1"],
+   [ev(0, "model.response", {"delta": "x", "final": True})], tags=["streaming"])
+rv("final-not-literal-true", "Only the JSON literal true is final: 1, \"true\" and null are not.", ["R-STREAM-1"],
+   [ev(0, "model.response", {"accumulated": "one", "final": 1}),
+    ev(1, "model.response", {"accumulated": "str", "final": "true"}),
+    ev(2, "model.response", {"accumulated": "null", "final": None}),
+    ev(3, "model.response", {"accumulated": "arr", "final": [True]})], tags=["streaming"])
+rv("final-absent", "A delta with no final member contributes nothing.", ["R-STREAM-1"],
+   [ev(0, "model.response", {"delta": "x", "accumulated": "x"})], tags=["streaming"])
+rv("content-wins-over-final", "A response with content appends content, even when it also says final with accumulated.", ["R-STREAM-1"],
+   [ev(0, "model.response", {"content": "C", "accumulated": "A", "final": True})], tags=["streaming"])
+rv("empty-content-wins", "An empty content still counts as content.", ["R-STREAM-1"],
+   [ev(0, "model.response", {"content": "", "accumulated": "A", "final": True})], tags=["streaming"])
+rv("two-finals", "Two final deltas give two assistant messages.", ["R-STREAM-1"],
+   [ev(0, "model.response", {"accumulated": "first", "final": True}),
+    ev(1, "model.response", {"accumulated": "second", "final": True})], tags=["streaming"])
+rv("deltas-interleaved-with-tools", "Streaming around a tool round trip.", ["R-STREAM-1", "R-TOOL-1"],
+   [ev(0, "model.response", {"delta": "Let me ", "accumulated": "Let me ", "final": False}),
+    ev(1, "model.response", {"delta": "check.", "accumulated": "Let me check.", "final": True, "tool_calls": [{"id": "c1"}]}),
+    ev(2, "tool.request", {"id": "c1"}), ev(3, "tool.result", {"id": "c1", "output": "ok"}),
+    ev(4, "model.response", {"delta": "Done", "accumulated": "Done", "final": True})], until=3, tags=["streaming"])
+rv("delta-field-ignored", "The delta field is never read; accumulated is what counts.", ["R-STREAM-1"],
+   [ev(0, "model.response", {"delta": "WRONG", "accumulated": "right", "final": True})], tags=["streaming"])
+rv("tool-result-whole-payload", "tool.result appends its whole payload, unknown members and nesting included.", ["R-TOOL-1", "E-ENV-2"],
+   [ev(0, "tool.result", {"id": "t", "output": {"lines": ["a", "b"], "exit": 0, "ratio": 0.5}, "x-meta": None, "big": 2 ** 70})])
+rv("tool-result-empty-payload", "An empty tool.result payload is appended as {}.", ["R-TOOL-1"], [ev(0, "tool.result", {})])
+rv("stop-reason", "session.stop sets the stop reason.", ["R-STOP-1"], [ev(0, "session.stop", {"reason": "max_turns"})])
+rv("stop-without-reason", "session.stop without reason gives \"unknown\".", ["R-STOP-1"], [ev(0, "session.stop", {"turns": 3})])
+rv("stop-empty-reason", "An empty reason is kept, not replaced by unknown.", ["R-STOP-1"], [ev(0, "session.stop", {"reason": ""})])
+rv("stop-twice-last-wins", "A later session.stop overwrites the reason.", ["R-STOP-1"],
+   [ev(0, "session.stop", {"reason": "first"}), ev(1, "session.stop", {})], until=0)
+rv("no-stop-null", "Without session.stop the stop reason is null.", ["R-STOP-1"], [ev(0, "session.start"), ev(1, "user.message", {"content": "x"})])
+rv("replay-branch-events-inert", "session.replay and session.branch records only count as applied events.", ["R-OTHER-1"],
+   [ev(0, "session.start"), ev(1, "session.replay", {"applied_events": 1, "content": "no"}),
+    ev(2, "session.branch", {"branch_id": "b", "reason": "no"})])
+rv("other-payload-types-free", "Payload fields of events the reducer does not read may have any type.", ["R-TYPE-1", "R-OTHER-1"],
+   [ev(0, "model.request", {"content": 5, "reason": None}), ev(1, "tool.result", {"content": [1], "reason": {}})])
+rv("until-zero", "until 0 selects the first event only.", ["R-SEL-1"], conv, until=0)
+rv("until-last", "until = last sequence equals the full replay.", ["R-SEL-1", "R-PROJ-1"], conv, until=6)
+for name, payload, t, field, kind in [
+    ("user-content-number", {"content": 5}, "user.message", "content", "a number"),
+    ("user-content-null", {"content": None}, "user.message", "content", "null"),
+    ("user-content-object", {"content": {"text": "hi"}}, "user.message", "content", "an object"),
+    ("user-content-array", {"content": [{"type": "text", "text": "hi"}]}, "user.message", "content", "an array (content blocks)"),
+    ("response-content-null", {"content": None, "final": True, "accumulated": "x"}, "model.response", "content", "null"),
+    ("response-content-bool", {"content": False}, "model.response", "content", "a boolean"),
+    ("response-accumulated-number", {"accumulated": 1, "final": True}, "model.response", "accumulated", "a number"),
+    ("response-accumulated-nonfinal", {"accumulated": None, "final": False}, "model.response", "accumulated", "null on a non-final delta"),
+    ("stop-reason-null", {"reason": None}, "session.stop", "reason", "null"),
+    ("stop-reason-number", {"reason": 0}, "session.stop", "reason", "a number"),
+]:
+    invalid("replay", "invalid-" + name, "payload.%s of %s is %s." % (field, t, kind), ["R-TYPE-1"],
+            lines([ev(0), ev(1, t, payload)]), err("invalid_payload", 2, 1), ops=("validate", "replay"))
+invalid("replay", "invalid-payload-after-until", "R-TYPE-1 applies to every event, also after until.", ["R-TYPE-1", "R-SEL-1"],
+        lines([ev(0), ev(1, "user.message", {"content": 1})]), err("invalid_payload", 2, 1), ops=())
+FILES["replay"][-1]["checks"] = [{"op": {"op": "replay", "until": 0}, "expect": err("invalid_payload", 2, 1)}]
+for n, label in [(-1, "minus-one"), (7, "count"), (1000, "far"), (-9223372036854775808, "i64-min")]:
+    invalid("replay", "until-" + label, "until %d is outside a 7-event journal." % n, ["O-RANGE-1"], lines(conv), err("sequence_out_of_range", None, n), ops=())
+    FILES["replay"][-1]["checks"] = [{"op": {"op": "replay", "until": n}, "expect": err("sequence_out_of_range", None, n)},
+                                     {"op": {"op": "fingerprint", "until": n}, "expect": err("sequence_out_of_range", None, n)}]
+
+# ---------------------------------------------------------------------------------------
+# fingerprint: F-*
+# ---------------------------------------------------------------------------------------
+ref_events = [ev(0, "user.message", {"content": "é/😀", "n": 1, "f": 1.5, "z": [True, None]}), ev(1)]
+ref_fp = oracle.fingerprint(ref_events)
+variants = {
+    "key-order": b'{"type":"user.message","sequence":0,"session_id":"sess-1","event_id":"e0","provenance":{"run_id":"run-1"},"payload":{"z":[true,null],"f":1.5,"n":1,"content":"\xc3\xa9/\xf0\x9f\x98\x80"}}\n',
+    "whitespace": b'{ "event_id" : "e0" ,\t"session_id":"sess-1", "sequence": 0, "type":"user.message","payload":{ "content":"\xc3\xa9/\xf0\x9f\x98\x80","n":1,"f":1.5,"z":[ true , null ] },"provenance":{"run_id":"run-1"} }\n',
+    "escapes": b'{"event_id":"e0","session_id":"sess-1","sequence":0,"type":"user.message","payload":{"content":"\\u00e9\\/\\ud83d\\ude00","n":1,"f":1.5,"z":[true,null]},"provenance":{"run_id":"\\u0072un-1"}}\n',
+    "uppercase-escapes": b'{"event_id":"e0","session_id":"sess-1","sequence":0,"type":"user.message","payload":{"content":"\\u00E9/\\uD83D\\uDE00","n":1,"f":1.5,"z":[true,null]},"provenance":{"run_id":"run-1"}}\n',
+    "float-spelling": b'{"event_id":"e0","session_id":"sess-1","sequence":0,"type":"user.message","payload":{"content":"\xc3\xa9/\xf0\x9f\x98\x80","n":1,"f":15e-1,"z":[true,null]},"provenance":{"run_id":"run-1"}}\n',
+    "float-spelling-2": b'{"event_id":"e0","session_id":"sess-1","sequence":0,"type":"user.message","payload":{"content":"\xc3\xa9/\xf0\x9f\x98\x80","n":1,"f":1.50000000000000000000001,"z":[true,null]},"provenance":{"run_id":"run-1"}}\n',
+}
+second = lines([ev(1)])
+for name, first in variants.items():
+    add("fingerprint", "same-value-" + name, "Spelling the same values differently (%s) keeps the fingerprint." % name, ["F-FP-2", "F-FP-1"],
+        first + second, [{"op": {"op": "fingerprint"}, "expect": {"result": ref_fp}},
+                         {"op": {"op": "fingerprint", "until": 0}, "expect": {"result": oracle.fingerprint(ref_events[:1])}}])
+add("fingerprint", "same-value-crlf", "CRLF line ends keep the fingerprint.", ["F-FP-2", "W-CR-1"], lines(ref_events, nl="\r\n"),
+    [{"op": {"op": "fingerprint"}, "expect": {"result": ref_fp}}], tags=["crlf"])
+for name, change in [
+    ("int-vs-float", lambda e: e["payload"].update(n=1.0)),
+    ("extra-field", lambda e: e.update(note="x")),
+    ("nfd-key", lambda e: e["payload"].update({"cafe\u0301": 1})),
+]:
+    evs = [dict(ref_events[0], payload=dict(ref_events[0]["payload"])), ref_events[1]]
+    change(evs[0])
+    assert oracle.fingerprint(evs) != ref_fp
+    add("fingerprint", "changes-with-" + name, "Changing a value (%s) changes the fingerprint." % name, ["F-FP-2", "F-FP-1"],
+        lines(evs), [{"op": {"op": "fingerprint"}, "expect": {"result": oracle.fingerprint(evs)}}])
+for name, payload, tags in [
+    ("canonical-numbers", {"a": 1e16, "b": 1e15, "c": 1e-5, "d": 1e-4, "e": -0.0, "f": 5e-324, "g": 2 ** 64, "h": -(10 ** 30), "i": 0.1, "j": 1.7976931348623157e308}, ["float", "bignum"]),
+    ("canonical-strings", {"ctl": "\u0000\u0001\u0008\u0009\u000a\u000b\u000c\u000d\u001f", "del": "\u007f\u0080\u009f", "seps": "\u2028\u2029\ufeff", "q": "\"\\/"}, ["unicode"]),
+    ("canonical-key-order", {"😀": 1, "\uff61": 2, "\ue000": 3, "a": 4, "B": 5, "é": 6, "e\u0301": 7, "": 8}, ["unicode"]),
+    ("nested-deep", {"a": [[[[[[{"b": [1, {"c": None}]}]]]]]]}, []),
+]:
+    evs = [ev(0, "x.custom", payload)]
+    add("fingerprint", name, "The fingerprint hashes the canonical text (%s)." % name, ["F-FP-1", "C-KEY-1", "C-STR-1", "C-STR-2", "C-NUM-5"],
+        lines(evs), [{"op": {"op": "fingerprint"}, "expect": {"result": oracle.fingerprint(evs)}}], tags=tags)
+add("fingerprint", "prefix-each-until", "The fingerprint of each prefix of a journal.", ["F-FP-1", "R-SEL-1"], lines(conv),
+    [{"op": {"op": "fingerprint", "until": k}, "expect": {"result": oracle.fingerprint(conv[: k + 1])}} for k in range(len(conv))]
+    + [{"op": {"op": "fingerprint"}, "expect": {"result": oracle.fingerprint(conv)}}])
+
+# ---------------------------------------------------------------------------------------
+# branch: B-*
+# ---------------------------------------------------------------------------------------
+def br(name, desc, rules, events, at, bid, tags=None):
+    add("branch", name, desc, rules, lines(events),
+        [{"op": {"op": "branch", "at": at, "branch_id": bid}, "expect": {"result": oracle.branch(events, at, bid)}}], tags=tags)
+
+
+for at in range(len(conv)):
+    br("at-%d" % at, "A branch at sequence %d inherits events 0..=%d." % (at, at), ["B-RANGE-1", "B-PARENT-1"], conv, at, "branch-%d" % at)
+add("branch", "exercise-d", "Seed exercise D: two branches at one sequence share fingerprint and inherited ids, differ in id.",
+    ["B-PARENT-1", "B-ID-1", "O-JSON-1"], lines(conv),
+    [{"op": {"op": "branch", "at": 3, "branch_id": bid}, "expect": {"result": oracle.branch(conv, 3, bid)}} for bid in ["left", "right"]]
+    + [{"op": {"op": "replay"}, "expect": {"result": oracle.replay(conv)}}])
+for name, bid, desc in [
+    ("id-kept-untrimmed", " spaced id ", "surrounding spaces are kept"),
+    ("id-zero-width-space", "\u200b", "U+200B is not whitespace for str.isspace()"),
+    ("id-bom-char", "\ufeff", "U+FEFF is not whitespace for str.isspace()"),
+    ("id-unicode", "分支-🌿", "any Unicode"),
+    ("id-dot", ".", "one visible character"),
+]:
+    br(name, "A branch id with %s is valid." % desc, ["B-ID-1", "B-ID-2"], conv, 2, bid, tags=["unicode"])
+for name, bid in [("empty", ""), ("space", " "), ("tabs-newlines", "\t\n\r\x0b\x0c"), ("ideographic-space", "\u3000"),
+                  ("nbsp", "\u00a0"), ("file-separator", "\u001c\u001d\u001e\u001f"), ("nel", "\u0085"),
+                  ("line-separators", "\u2028\u2029"), ("en-spaces", "\u2000\u200a\u202f\u205f\u1680")]:
+    add("branch", "blank-id-" + name, "A branch id made only of str.isspace() characters (%s) is invalid." % name, ["B-ID-1", "B-ID-2"],
+        lines(conv), [{"op": {"op": "branch", "at": 2, "branch_id": bid}, "expect": err("invalid_branch_id")}])
+for at in [-1, 7, 2 ** 62]:
+    add("branch", "at-out-of-range-%s" % str(at).replace("-", "minus"), "A fork sequence %d outside the journal." % at, ["B-RANGE-1", "O-RANGE-1"],
+        lines(conv), [{"op": {"op": "branch", "at": at, "branch_id": "b"}, "expect": err("sequence_out_of_range", None, at)}])
+
+# ---------------------------------------------------------------------------------------
+# profile: P-TRACE-*
+# ---------------------------------------------------------------------------------------
+def tev(i, type_="model.request", payload=None, **over):
+    e = {
+        "trace_version": "0.1.0", "event_id": "evt-%03d" % i, "session_id": "session-x", "sequence": i,
+        "timestamp": "2026-08-10T00:00:%02dZ" % i, "type": type_, "actor": {"kind": "harness", "id": "agent"},
+        "payload": payload if payload is not None else {},
+        "provenance": {"agent_id": "reference-agent", "snapshot_id": "snap", "surface": "sdk", "harness_mode": "fake", "run_id": "run-x"},
+        "redaction": {"status": "clean", "fields": []},
+    }
+    if i > 0:
+        e["parent_event_id"] = "evt-%03d" % (i - 1)
+    e.update(over)
+    return e
+
+
+T = "trace-0.1"
+tbase = [tev(0, "session.start"), tev(1, "user.message", {"content": "hi"})]
+valid("profile", "valid-minimal", "Schema-valid Trace 0.1 events.", ["P-TRACE-1", "E-PROFILE-1"], lines(tbase), profile=T)
+valid("profile", "valid-optional-fields", "All optional Trace 0.1 fields.", ["P-TRACE-1", "P-TRACE-6", "P-TRACE-7", "P-TRACE-8", "P-TRACE-9"],
+      lines([tev(0, duration_ms=12.5, actor={"kind": "tool", "id": "t", "parent_id": "p"},
+                 provenance={"agent_id": "a-1", "snapshot_id": "s", "surface": "cli", "harness_mode": "native", "run_id": "run-x",
+                             "experiment_id": "exp-2", "model": "", "provider": "p"},
+                 redaction={"status": "redacted", "fields": ["payload.content"], "notes": "n"})]), profile=T)
+valid("profile", "core-accepts-extra", "Under core, a non-Trace field is fine (same event as extra-top-level-field).", ["E-PROFILE-1", "E-ENV-2"],
+      lines([tev(0, x_extra=1)]))
+for ts in ["2024-02-29T23:59:60Z", "2026-08-10t00:00:00z", "2026-08-10T00:00:00.123456+05:30", "2026-12-31T23:59:59-23:59"]:
+    valid("profile", "timestamp-ok-" + ts.replace(":", "").replace(".", "").replace("+", "p").lower(), "RFC 3339 timestamp %s is valid." % ts,
+          ["P-TRACE-4"], lines([tev(0, timestamp=ts)]), profile=T)
+pv = "profile_violation"
+for name, event, desc, rule in [
+    ("missing-trace-version", {k: v for k, v in tev(0).items() if k != "trace_version"}, "no trace_version", "P-TRACE-1"),
+    ("missing-redaction", {k: v for k, v in tev(0).items() if k != "redaction"}, "no redaction", "P-TRACE-1"),
+    ("extra-top-level-field", tev(0, x_extra=1), "an unknown top-level field", "P-TRACE-1"),
+    ("wrong-trace-version", tev(0, trace_version="0.2.0"), "trace_version 0.2.0", "P-TRACE-2"),
+    ("timestamp-no-offset", tev(0, timestamp="2026-08-10T00:00:00"), "a timestamp without offset", "P-TRACE-4"),
+    ("timestamp-feb-29-2023", tev(0, timestamp="2023-02-29T00:00:00Z"), "February 29 of a non-leap year", "P-TRACE-4"),
+    ("timestamp-hour-24", tev(0, timestamp="2026-08-10T24:00:00Z"), "hour 24", "P-TRACE-4"),
+    ("timestamp-space", tev(0, timestamp="2026-08-10 00:00:00Z"), "a space instead of T", "P-TRACE-4"),
+    ("timestamp-number", tev(0, timestamp=1754784000), "a numeric timestamp", "P-TRACE-4"),
+    ("type-not-in-enum", tev(0, type="vendor.custom"), "a type outside the enum", "P-TRACE-5"),
+    ("actor-bad-kind", tev(0, actor={"kind": "robot", "id": "x"}), "actor.kind robot", "P-TRACE-6"),
+    ("actor-extra", tev(0, actor={"kind": "user", "id": "x", "name": "n"}), "an extra actor field", "P-TRACE-6"),
+    ("actor-empty-id", tev(0, actor={"kind": "user", "id": ""}), "an empty actor.id", "P-TRACE-6"),
+    ("provenance-extra", tev(0, provenance=dict(tev(0)["provenance"], region="eu")), "an extra provenance field", "P-TRACE-7"),
+    ("agent-id-pattern", tev(0, provenance=dict(tev(0)["provenance"], agent_id="Reference_Agent")), "an agent_id outside the stableId pattern", "P-TRACE-7"),
+    ("agent-id-double-dash", tev(0, provenance=dict(tev(0)["provenance"], agent_id="a--b")), "an agent_id with a double dash", "P-TRACE-7"),
+    ("harness-mode", tev(0, provenance=dict(tev(0)["provenance"], harness_mode="live")), "harness_mode live", "P-TRACE-7"),
+    ("redaction-status", tev(0, redaction={"status": "dirty", "fields": []}), "redaction.status dirty", "P-TRACE-8"),
+    ("redaction-duplicate-fields", tev(0, redaction={"status": "redacted", "fields": ["a", "a"]}), "duplicate redaction fields", "P-TRACE-8"),
+    ("redaction-empty-field", tev(0, redaction={"status": "redacted", "fields": [""]}), "an empty redaction field name", "P-TRACE-8"),
+    ("duration-negative", tev(0, duration_ms=-1), "a negative duration_ms", "P-TRACE-9"),
+    ("duration-string", tev(0, duration_ms="5"), "a string duration_ms", "P-TRACE-9"),
+]:
+    invalid("profile", name, "Under trace-0.1, %s is a violation." % desc, [rule], lines([event]), err(pv, 1, 0), profile=T)
+invalid("profile", "negative-sequence", "Under trace-0.1, sequence -1 breaks P-TRACE-3 before J-SEQ-1.", ["P-TRACE-3", "J-ORDER-1"],
+        lines([tev(0, sequence=-1)]), err(pv, 1, -1), profile=T)
+invalid("profile", "core-before-profile", "E-ENV-1 is checked before the profile.", ["J-ORDER-1", "E-ENV-1"],
+        lines([{k: v for k, v in tev(0).items() if k not in ("trace_version", "payload")}]), err("malformed_event", 1, 0), profile=T)
+valid("profile", "duration-negative-zero", "duration_ms -0.0 is >= 0.", ["P-TRACE-9"], lines([tev(0, duration_ms=-0.0)]), profile=T)
+
+# ---------------------------------------------------------------------------------------
+# real-world: edge cases seen in real agents' session files
+# ---------------------------------------------------------------------------------------
+valid("real-world", "json-in-string-arguments", "Tool-call arguments as a JSON string (Codex) are just a string.", ["E-ENV-2", "R-TOOL-1"],
+      lines([ev(0, "tool.request", {"arguments": "{\"cmd\":[\"ls\",\"-la\"],\"n\":1e16}"}),
+             ev(1, "tool.result", {"output": "{\"ok\":true}"})]))
+valid("real-world", "huge-payload", "A 256 KiB string payload.", ["W-LINE-1", "R-USER-1"],
+      lines([ev(0, "user.message", {"content": "x" * (1 << 18)})]), tags=["large"])
+valid("real-world", "unicode-everywhere", "Unicode in ids, types, keys and values.", ["C-STR-2", "E-ENV-2"],
+      lines([ev(0, "user.message", {"content": "مرحبا 👋🏽 שלום", "ключ": "значение"}, session="سشن", run="运行-1", event_id="イベント-0"),
+             ev(1, "tool.result", {"😀": "\U0010ffff"}, session="سشن", run="运行-1", event_id="イベント-1", parent="イベント-0")]), tags=["unicode"])
+valid("real-world", "mixed-timestamp-types", "Core does not read timestamps: mixed types are fine.", ["E-ENV-2"],
+      lines([ev(0, extra={"timestamp": "2026-01-01T00:00:00Z"}), ev(1, extra={"timestamp": 1767225600}), ev(2, extra={"timestamp": None})]))
+invalid("real-world", "several-session-headers", "A fork copied as a new file with the old header (Codex): two session ids.", ["J-SESSION-1"],
+        lines([ev(0, "session.start", session="old"), ev(1, "session.start", session="new")]), err("mixed_session", 2, 1))
+invalid("real-world", "ordinal-resume-duplicates", "Events copied into a resumed file keep their ids (Claude Code): duplicates.", ["J-SEQ-1"],
+        lines(conv[:3]) + lines(conv[:3]), err("sequence_gap", 4, 0))
+invalid("real-world", "null-parent-mid-file", "parentId:null mid-file (a second root, pi): null is not absent.", ["E-ENV-1"],
+        lines([ev(0), ev(1, parent=None, extra={"parent_event_id": None})]), err("malformed_event", 2, 1))
+invalid("real-world", "zero-byte-file", "A zero-byte transcript file.", ["J-EMPTY-1"], b"", err("empty_journal"))
+invalid("real-world", "gapped-ids-dropped-deltas", "Sequences with gaps where deltas were dropped (Reasonix).", ["J-SEQ-1"],
+        seqs([0, 1, 2, 5, 6]), err("sequence_gap", 4, 5))
+valid("real-world", "s07-shape-core", "The golden s07 shape under the core profile with its seed fingerprint inputs.", ["R-PROJ-1", "F-FP-1"],
+      lines([tev(0, "session.start"), tev(1, "user.message", {"content": "q"}), tev(2), tev(3, "model.response", {"content": "a", "stop": True}),
+             tev(4, "session.stop", {"reason": "completed", "turns": 1})]), until=2)
+
+# ---------------------------------------------------------------------------------------
+# canonical-input: O-CANON-1 (how `canonical` reads its one JSON text; the number and
+# string spellings themselves are in canonical/, built from json.dumps)
+# ---------------------------------------------------------------------------------------
+def canon(name, desc, rules, data, expect):
+    add("canonical-input", name, desc, rules, data, [{"op": {"op": "canonical"}, "expect": expect}])
+
+
+doc = {"b": [1, 2.5, "x"], "a": {"z": None, "y": True}}
+canon_text = json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+canon("multi-line-document", "A pretty-printed document with newlines and CRLF is one JSON text.", ["O-CANON-1", "C-WS-1"],
+      json.dumps(doc, indent=2).replace("\n", "\r\n").encode() + b"\n\n", {"result": canon_text})
+canon("error-line-and-column", "A syntax error on the third line of a document is reported at line 3.", ["O-CANON-1", "C-SYNTAX-1", "W-LINE-2"],
+      b'{\n  "a": 1,\n  "b": ]\n}\n', err("invalid_json", 3))
+canon("bom-document", "A document starting with a BOM is rejected.", ["O-CANON-1", "W-BOM-1"], b"\xef\xbb\xbf{}", err("unexpected_bom", 1))
+canon("invalid-utf8-document", "A document that is not UTF-8 is rejected.", ["O-CANON-1", "W-UTF8-1"], b'"\xc3\x28"', err("invalid_utf8"))
+canon("two-documents", "Two JSON texts are not one.", ["O-CANON-1", "C-SYNTAX-1"], b"{}\n{}\n", err("invalid_json", 2))
+canon("empty-document", "An empty input is not a JSON text.", ["O-CANON-1", "C-SYNTAX-1"], b"", err("invalid_json", 1))
+canon("scalar-document", "A bare scalar is a JSON text.", ["O-CANON-1", "C-NUM-5"], b" 1E400 ", err("number_out_of_range", 1))
+canon("string-document", "A bare string document.", ["O-CANON-1", "C-STR-1"], b'"a\\u0000\\/"', {"result": json.dumps("a\u0000/", ensure_ascii=False)})
+
+
+# ---------------------------------------------------------------------------------------
+def write():
+    total = 0
+    for group, cases in sorted(FILES.items()):
+        path = os.path.join(ROOT, group + ".json")
+        names = [c["name"] for c in cases]
+        assert len(names) == len(set(names)), group
+        text = json.dumps({"cases": cases}, indent=1, ensure_ascii=False) + "\n"
+        tmp = path + ".tmp"
+        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        os.replace(tmp, path)
+        total += len(cases)
+        print("%-22s %4d cases" % (group + ".json", len(cases)))
+    print("total %d cases" % total)
+
+
+write()
