@@ -113,10 +113,11 @@ pub fn parse_document(bytes: &[u8]) -> Result<Value, Error> {
             ErrorCode::UnexpectedBom,
             "input starts with a UTF-8 byte order mark",
         )
+        .at_line(1)
         .at_column(1));
     }
-    let text = json::utf8(bytes)?;
-    // Lines and columns for a multi-line document.
+    // Errors carry a byte offset as their column; turn it into line and column.
+    let text = json::utf8(bytes).map_err(|e| locate_in_document(e, bytes))?;
     json::parse(text).map_err(|e| locate_in_document(e, bytes))
 }
 

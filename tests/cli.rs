@@ -1,0 +1,146 @@
+//! The command line: exit statuses (X-EXIT-1), stdin (X-STDIN-1), JSON shapes
+//! (X-JSON-1), and that nothing is written where it should not be.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use journal_conformance::json::{self, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_journal-conformance");
+const S07: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/golden/s07-session-replay.golden.jsonl");
+
+fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    if let Some(data) = stdin {
+        input.write_all(data).unwrap();
+    }
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+fn stdout_json(o: &Output) -> Value {
+    json::parse(std::str::from_utf8(&o.stdout).unwrap()).expect("stdout is one JSON value")
+}
+
+fn keys(v: &Value) -> Vec<&str> {
+    let mut k: Vec<&str> = v.as_object().unwrap().iter().map(|(k, _)| k.as_str()).collect();
+    k.sort();
+    k
+}
+
+#[test]
+fn validate_ok_and_invalid() {
+    let o = run(&["validate", S07, "--profile", "trace-0.1"], None);
+    assert_eq!(o.status.code(), Some(0));
+    let o = run(&["validate", "--json", "-"], Some(b"{\"a\":1}\n"));
+    assert_eq!(o.status.code(), Some(1));
+    let v = stdout_json(&o);
+    assert_eq!(v.get("ok"), Some(&Value::Bool(false)));
+    let e = v.get("error").unwrap();
+    assert_eq!(keys(e), ["code", "column", "event_id", "line", "message", "sequence"]);
+    assert_eq!(e.get("code").unwrap().as_str(), Some("malformed_event"));
+    assert_eq!(e.get("line").unwrap().as_i64(), Some(1));
+    let o = run(&["validate", "--json", S07], None);
+    assert_eq!(stdout_json(&o).get("event_count").unwrap().as_i64(), Some(7));
+}
+
+#[test]
+fn human_diagnostic_names_file_line_code() {
+    let dir = std::env::temp_dir().join(format!("jc-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("bad.jsonl");
+    let original = b"{\"event_id\":\"e0\",\"session_id\":\"s\",\"sequence\":3,\"type\":\"t\",\"payload\":{},\"provenance\":{\"run_id\":\"r\"}}\n";
+    std::fs::write(&f, original).unwrap();
+    let o = run(&["validate", f.to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(err.contains("bad.jsonl:1: error[sequence_gap]"), "{err}");
+    assert!(err.contains("sequence 3"), "{err}");
+    assert!(err.contains("  | {\"event_id\""), "{err}");
+    // The kit never rewrites the user's journal.
+    assert_eq!(std::fs::read(&f).unwrap(), original);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn replay_fingerprint_branch_shapes() {
+    let o = run(&["replay", S07, "--until", "4"], None);
+    assert_eq!(o.status.code(), Some(0));
+    let v = stdout_json(&o);
+    assert_eq!(
+        keys(&v),
+        ["applied_sequences", "assistant_messages", "fingerprint", "run_id", "session_id", "stop_reason", "tool_results", "user_messages"]
+    );
+    assert_eq!(
+        v.get("fingerprint").unwrap().as_str(),
+        Some("1288ae16a0df9408d7a7394b16e7f29367b34832eeca1d9488ca8a410be3cb2e")
+    );
+    let o = run(&["fingerprint", "-", "--until", "2"], Some(&std::fs::read(S07).unwrap()));
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8(o.stdout).unwrap(),
+        "1e38d6f6527a0c7a8cbf0e78bc9424aba27dcd718bf370f948f2e8cf030923fb\n"
+    );
+    let o = run(&["branch", S07, "--at", "2", "--id", "b1"], None);
+    let v = stdout_json(&o);
+    assert_eq!(
+        keys(&v),
+        ["branch_id", "fork_sequence", "inherited_event_ids", "parent_fingerprint", "parent_run_id", "parent_session_id"]
+    );
+    assert_eq!(v.get("fork_sequence").unwrap().as_i64(), Some(2));
+}
+
+#[test]
+fn exit_statuses() {
+    // 1: invalid input or arguments outside the journal.
+    assert_eq!(run(&["replay", S07, "--until", "-1"], None).status.code(), Some(1));
+    assert_eq!(run(&["branch", S07, "--at", "1", "--id", " "], None).status.code(), Some(1));
+    assert_eq!(run(&["validate", "-"], Some(b"")).status.code(), Some(1));
+    assert_eq!(run(&["canonical", "-"], Some(b"{\"a\":1,\"a\":2}")).status.code(), Some(1));
+    // 2: usage and I/O errors.
+    assert_eq!(run(&["replay"], None).status.code(), Some(2));
+    assert_eq!(run(&["no-such-command"], None).status.code(), Some(2));
+    assert_eq!(run(&["validate", "/nonexistent/journal.jsonl"], None).status.code(), Some(2));
+    assert_eq!(run(&["validate", S07, "--profile", "nope"], None).status.code(), Some(2));
+    // 0: help and version.
+    assert_eq!(run(&["--help"], None).status.code(), Some(0));
+    assert_eq!(run(&["--version"], None).status.code(), Some(0));
+}
+
+#[test]
+fn canonical_command() {
+    let o = run(&["canonical", "-"], Some(b" {\"b\":1e16,\"a\":[-0,1.0,\"\\u00e9\\/\"]} \n"));
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(String::from_utf8(o.stdout).unwrap(), "{\"a\":[0,1.0,\"é/\"],\"b\":1e+16}\n");
+    let o = run(&["canonical", "--sha256", "-"], Some(b"[]"));
+    // sha256("[]"), from Python: hashlib.sha256(b"[]").hexdigest()
+    assert_eq!(
+        String::from_utf8(o.stdout).unwrap(),
+        "4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945\n"
+    );
+}
+
+#[test]
+fn golden_verify() {
+    let o = run(&["golden", "verify"], None);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8(o.stdout).unwrap().contains("golden: 10 passed, 0 failed"));
+}
+
+#[test]
+fn test_command_runs_the_corpus_with_a_summary() {
+    let o = run(&["test", "--format", "terse"], None);
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("conformance: "), "{out}");
+    assert!(out.contains(" 0 failed, 0 errored"), "{out}");
+    let o = run(&["test", "--list"], None);
+    assert!(String::from_utf8(o.stdout).unwrap().contains("golden/s07-session-replay: test"));
+}
