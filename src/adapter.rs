@@ -26,6 +26,8 @@ use crate::vectors::Answer;
 pub const PROTOCOL: i64 = 1;
 /// The longest reply line accepted from an adapter (a babbling adapter is cut off).
 pub const MAX_REPLY: usize = 256 << 20;
+/// The least time an adapter gets to answer the handshake.
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How much of an adapter's stderr is kept for diagnostics.
 const STDERR_TAIL: usize = 4096;
 
@@ -191,11 +193,12 @@ pub fn split_command(cmd: &str) -> Result<Vec<String>, String> {
 
 /// Keeps the tail of a child's stderr, drained by a thread.
 #[derive(Clone, Default)]
-struct StderrTail(Arc<Mutex<VecDeque<u8>>>);
+struct StderrTail(Arc<Mutex<VecDeque<u8>>>, Arc<std::sync::atomic::AtomicBool>);
 
 impl StderrTail {
     fn drain(&self, mut r: impl Read + Send + 'static) {
         let tail = self.0.clone();
+        let closed = self.1.clone();
         std::thread::spawn(move || {
             let mut buf = [0u8; 4096];
             while let Ok(n) = r.read(&mut buf) {
@@ -208,7 +211,16 @@ impl StderrTail {
                     t.pop_front();
                 }
             }
+            closed.store(true, std::sync::atomic::Ordering::SeqCst);
         });
+    }
+
+    /// After the child is gone, give the drain thread a moment to read the last bytes.
+    fn settle(&self, max: Duration) {
+        let end = Instant::now() + max;
+        while !self.1.load(std::sync::atomic::Ordering::SeqCst) && Instant::now() < end {
+            std::thread::sleep(Duration::from_millis(2));
+        }
     }
 
     fn text(&self) -> String {
@@ -464,8 +476,10 @@ impl Persistent {
             ("cmd", Value::from("start")),
             ("protocol", Value::from_i64(PROTOCOL)),
         ]));
+        // Starting an interpreter can take longer than one check may: the handshake
+        // gets at least HANDSHAKE_TIMEOUT.
         let hs = proc_
-            .recv(self.timeout)
+            .recv(self.timeout.max(HANDSHAKE_TIMEOUT))
             .and_then(|l| parse_reply_line(&l))
             .and_then(|v| parse_handshake(&v))
             .map_err(|e| with_stderr(format!("handshake failed: {e}"), &self.tail));
@@ -482,11 +496,11 @@ impl Persistent {
     }
 
     fn fault(&mut self, msg: String) -> Reply {
-        let msg = with_stderr(msg, &self.tail);
         if let Some(mut p) = self.proc_.take() {
             p.kill();
         }
-        Reply::Fault(msg)
+        self.tail.settle(Duration::from_millis(500));
+        Reply::Fault(with_stderr(msg, &self.tail))
     }
 }
 
@@ -646,6 +660,7 @@ impl Implementation for OneShot {
                 }
             }
         };
+        tail.settle(Duration::from_millis(500));
         let parsed = || {
             json::parse_bytes(&out).map_err(|e| {
                 with_stderr(

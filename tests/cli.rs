@@ -7,7 +7,10 @@ use std::process::{Command, Output, Stdio};
 use journal_conformance::json::{self, Value};
 
 const BIN: &str = env!("CARGO_BIN_EXE_journal-conformance");
-const S07: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/golden/s07-session-replay.golden.jsonl");
+const S07: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/golden/s07-session-replay.golden.jsonl"
+);
 
 fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut child = Command::new(BIN)
@@ -30,7 +33,12 @@ fn stdout_json(o: &Output) -> Value {
 }
 
 fn keys(v: &Value) -> Vec<&str> {
-    let mut k: Vec<&str> = v.as_object().unwrap().iter().map(|(k, _)| k.as_str()).collect();
+    let mut k: Vec<&str> = v
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .collect();
     k.sort();
     k
 }
@@ -44,11 +52,17 @@ fn validate_ok_and_invalid() {
     let v = stdout_json(&o);
     assert_eq!(v.get("ok"), Some(&Value::Bool(false)));
     let e = v.get("error").unwrap();
-    assert_eq!(keys(e), ["code", "column", "event_id", "line", "message", "sequence"]);
+    assert_eq!(
+        keys(e),
+        ["code", "column", "event_id", "line", "message", "sequence"]
+    );
     assert_eq!(e.get("code").unwrap().as_str(), Some("malformed_event"));
     assert_eq!(e.get("line").unwrap().as_i64(), Some(1));
     let o = run(&["validate", "--json", S07], None);
-    assert_eq!(stdout_json(&o).get("event_count").unwrap().as_i64(), Some(7));
+    assert_eq!(
+        stdout_json(&o).get("event_count").unwrap().as_i64(),
+        Some(7)
+    );
 }
 
 #[test]
@@ -76,13 +90,25 @@ fn replay_fingerprint_branch_shapes() {
     let v = stdout_json(&o);
     assert_eq!(
         keys(&v),
-        ["applied_sequences", "assistant_messages", "fingerprint", "run_id", "session_id", "stop_reason", "tool_results", "user_messages"]
+        [
+            "applied_sequences",
+            "assistant_messages",
+            "fingerprint",
+            "run_id",
+            "session_id",
+            "stop_reason",
+            "tool_results",
+            "user_messages"
+        ]
     );
     assert_eq!(
         v.get("fingerprint").unwrap().as_str(),
         Some("1288ae16a0df9408d7a7394b16e7f29367b34832eeca1d9488ca8a410be3cb2e")
     );
-    let o = run(&["fingerprint", "-", "--until", "2"], Some(&std::fs::read(S07).unwrap()));
+    let o = run(
+        &["fingerprint", "-", "--until", "2"],
+        Some(&std::fs::read(S07).unwrap()),
+    );
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(
         String::from_utf8(o.stdout).unwrap(),
@@ -92,7 +118,14 @@ fn replay_fingerprint_branch_shapes() {
     let v = stdout_json(&o);
     assert_eq!(
         keys(&v),
-        ["branch_id", "fork_sequence", "inherited_event_ids", "parent_fingerprint", "parent_run_id", "parent_session_id"]
+        [
+            "branch_id",
+            "fork_sequence",
+            "inherited_event_ids",
+            "parent_fingerprint",
+            "parent_run_id",
+            "parent_session_id"
+        ]
     );
     assert_eq!(v.get("fork_sequence").unwrap().as_i64(), Some(2));
 }
@@ -100,15 +133,38 @@ fn replay_fingerprint_branch_shapes() {
 #[test]
 fn exit_statuses() {
     // 1: invalid input or arguments outside the journal.
-    assert_eq!(run(&["replay", S07, "--until", "-1"], None).status.code(), Some(1));
-    assert_eq!(run(&["branch", S07, "--at", "1", "--id", " "], None).status.code(), Some(1));
+    assert_eq!(
+        run(&["replay", S07, "--until", "-1"], None).status.code(),
+        Some(1)
+    );
+    assert_eq!(
+        run(&["branch", S07, "--at", "1", "--id", " "], None)
+            .status
+            .code(),
+        Some(1)
+    );
     assert_eq!(run(&["validate", "-"], Some(b"")).status.code(), Some(1));
-    assert_eq!(run(&["canonical", "-"], Some(b"{\"a\":1,\"a\":2}")).status.code(), Some(1));
+    assert_eq!(
+        run(&["canonical", "-"], Some(b"{\"a\":1,\"a\":2}"))
+            .status
+            .code(),
+        Some(1)
+    );
     // 2: usage and I/O errors.
     assert_eq!(run(&["replay"], None).status.code(), Some(2));
     assert_eq!(run(&["no-such-command"], None).status.code(), Some(2));
-    assert_eq!(run(&["validate", "/nonexistent/journal.jsonl"], None).status.code(), Some(2));
-    assert_eq!(run(&["validate", S07, "--profile", "nope"], None).status.code(), Some(2));
+    assert_eq!(
+        run(&["validate", "/nonexistent/journal.jsonl"], None)
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        run(&["validate", S07, "--profile", "nope"], None)
+            .status
+            .code(),
+        Some(2)
+    );
     // 0: help and version.
     assert_eq!(run(&["--help"], None).status.code(), Some(0));
     assert_eq!(run(&["--version"], None).status.code(), Some(0));
@@ -116,9 +172,15 @@ fn exit_statuses() {
 
 #[test]
 fn canonical_command() {
-    let o = run(&["canonical", "-"], Some(b" {\"b\":1e16,\"a\":[-0,1.0,\"\\u00e9\\/\"]} \n"));
+    let o = run(
+        &["canonical", "-"],
+        Some(b" {\"b\":1e16,\"a\":[-0,1.0,\"\\u00e9\\/\"]} \n"),
+    );
     assert_eq!(o.status.code(), Some(0));
-    assert_eq!(String::from_utf8(o.stdout).unwrap(), "{\"a\":[0,1.0,\"é/\"],\"b\":1e+16}\n");
+    assert_eq!(
+        String::from_utf8(o.stdout).unwrap(),
+        "{\"a\":[0,1.0,\"é/\"],\"b\":1e+16}\n"
+    );
     let o = run(&["canonical", "--sha256", "-"], Some(b"[]"));
     // sha256("[]"), from Python: hashlib.sha256(b"[]").hexdigest()
     assert_eq!(
@@ -131,7 +193,9 @@ fn canonical_command() {
 fn golden_verify() {
     let o = run(&["golden", "verify"], None);
     assert_eq!(o.status.code(), Some(0));
-    assert!(String::from_utf8(o.stdout).unwrap().contains("golden: 10 passed, 0 failed"));
+    assert!(String::from_utf8(o.stdout)
+        .unwrap()
+        .contains("golden: 10 passed, 0 failed"));
 }
 
 #[test]
@@ -142,5 +206,7 @@ fn test_command_runs_the_corpus_with_a_summary() {
     assert!(out.contains("conformance: "), "{out}");
     assert!(out.contains(" 0 failed, 0 errored"), "{out}");
     let o = run(&["test", "--list"], None);
-    assert!(String::from_utf8(o.stdout).unwrap().contains("golden/s07-session-replay: test"));
+    assert!(String::from_utf8(o.stdout)
+        .unwrap()
+        .contains("golden/s07-session-replay: test"));
 }
