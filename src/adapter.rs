@@ -107,6 +107,7 @@ pub fn reference_answer(op: &Operation, profile: Profile, input: &[u8]) -> Resul
             code: e.code.as_str().to_owned(),
             line: e.line,
             sequence: e.sequence,
+            index: e.index,
             message: e.message,
         }),
         Err(ReadError::Io(e)) => Err(e.to_string()),
@@ -136,6 +137,7 @@ fn answer_error(e: &Value) -> Result<Answer, String> {
         code: code.to_owned(),
         line: int("line").map(|l| l as u64),
         sequence: int("sequence"),
+        index: int("index").map(|i| i as u64),
         message: e
             .get("message")
             .and_then(Value::as_str)

@@ -94,6 +94,11 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Session trees (SPEC.md section 15): inspect, validate, show, apply operations.
+    Tree {
+        #[command(subcommand)]
+        action: TreeAction,
+    },
     /// The golden traces shipped with the kit.
     Golden {
         #[command(subcommand)]
@@ -129,6 +134,29 @@ pub struct TestArgs {
     pub report: Option<PathBuf>,
     #[command(flatten)]
     pub harness: libtest_mimic::Arguments,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TreeAction {
+    /// Print head, path_ids, branch_tips, children, entry_count, labels, next_id as JSON.
+    Inspect { file: PathBuf },
+    /// Check a tree file; exit 1 with a located diagnostic.
+    Validate {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Draw the tree: one line per entry, branches indented, head and labels marked.
+    Show { file: PathBuf },
+    /// Apply a JSON array of steps (append, seek, checkpoint, seek_checkpoint,
+    /// append_new, save_load) and print the resulting tree file.
+    Apply {
+        file: PathBuf,
+        ops: PathBuf,
+        /// Write the result to this file (atomically) instead of stdout.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -361,6 +389,7 @@ pub fn run(cli: Cli) -> i32 {
             print!("{}", crate::runner::summary(&all, json));
             EXIT_OK
         }
+        Command::Tree { action } => run_tree(action),
         Command::Golden {
             action: GoldenAction::Verify,
         } => match golden::verify() {
@@ -393,5 +422,124 @@ pub fn run(cli: Cli) -> i32 {
                 EXIT_USAGE
             }
         },
+    }
+}
+
+fn read_all(path: &std::path::Path) -> Result<Vec<u8>, i32> {
+    let mut bytes = Vec::new();
+    match open_input(path).and_then(|mut r| r.read_to_end(&mut bytes)) {
+        Ok(_) => Ok(bytes),
+        Err(e) => Err(report(&display_name(path), ReadError::Io(e))),
+    }
+}
+
+fn run_tree(action: TreeAction) -> i32 {
+    use crate::tree::{self, Tree};
+    match action {
+        TreeAction::Inspect { file } => {
+            let bytes = match read_all(&file) {
+                Ok(b) => b,
+                Err(code) => return code,
+            };
+            match Tree::load(&bytes) {
+                Ok(t) => print_json(&t.inspect()),
+                Err(e) => report(&display_name(&file), ReadError::Invalid(e)),
+            }
+        }
+        TreeAction::Validate { file, json } => {
+            let bytes = match read_all(&file) {
+                Ok(b) => b,
+                Err(code) => return code,
+            };
+            let name = display_name(&file);
+            match (Tree::load(&bytes), json) {
+                (Ok(t), false) => {
+                    eprintln!("{name}: ok ({} entries)", t.entries().len());
+                    EXIT_OK
+                }
+                (Ok(t), true) => print_json(&Value::object([
+                    ("ok", Value::Bool(true)),
+                    ("entry_count", Value::from_u64(t.entries().len() as u64)),
+                ])),
+                (Err(e), true) => {
+                    print_json(&Value::object([
+                        ("ok", Value::Bool(false)),
+                        ("error", e.to_json()),
+                    ]));
+                    EXIT_INVALID
+                }
+                (Err(e), false) => report(&name, ReadError::Invalid(e)),
+            }
+        }
+        TreeAction::Show { file } => {
+            let bytes = match read_all(&file) {
+                Ok(b) => b,
+                Err(code) => return code,
+            };
+            match Tree::load(&bytes) {
+                Ok(t) => {
+                    print!("{}", tree::render(&t));
+                    EXIT_OK
+                }
+                Err(e) => report(&display_name(&file), ReadError::Invalid(e)),
+            }
+        }
+        TreeAction::Apply { file, ops, out } => {
+            let (bytes, ops_bytes) = match (read_all(&file), read_all(&ops)) {
+                (Ok(a), Ok(b)) => (a, b),
+                (Err(c), _) | (_, Err(c)) => return c,
+            };
+            let steps = match crate::ops::parse_document(&ops_bytes) {
+                Ok(v) => match v
+                    .as_array()
+                    .ok_or_else(|| "OPS must be a JSON array of steps".to_owned())
+                    .and_then(|a| {
+                        a.iter()
+                            .map(tree::Step::from_json)
+                            .collect::<Result<Vec<_>, _>>()
+                    }) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        eprintln!("error: {}: {e}", display_name(&ops));
+                        return EXIT_USAGE;
+                    }
+                },
+                Err(e) => return report(&display_name(&ops), ReadError::Invalid(e)),
+            };
+            match tree::apply_all(&bytes, &steps) {
+                Ok(v) => {
+                    let text = v
+                        .get("tree")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned();
+                    eprintln!(
+                        "results: {}",
+                        canonical::to_string(v.get("results").unwrap_or(&Value::Null))
+                    );
+                    match out {
+                        Some(path) => {
+                            if path == file {
+                                eprintln!("error: --out must not be the input file (the kit never rewrites its input)");
+                                return EXIT_USAGE;
+                            }
+                            match crate::fsutil::write_atomic(&path, text.as_bytes()) {
+                                Ok(()) => EXIT_OK,
+                                Err(e) => {
+                                    eprintln!("error: {}: {e}", path.display());
+                                    EXIT_USAGE
+                                }
+                            }
+                        }
+                        None => {
+                            let mut o = io::stdout().lock();
+                            let _ = o.write_all(text.as_bytes()).and_then(|_| o.flush());
+                            EXIT_OK
+                        }
+                    }
+                }
+                Err(e) => report(&display_name(&file), ReadError::Invalid(e)),
+            }
+        }
     }
 }

@@ -50,6 +50,20 @@ pub enum ErrorCode {
     SequenceOutOfRange,
     /// `B-ID-1`: a branch id is empty or only whitespace.
     InvalidBranchId,
+    /// `T-ENTRY-1`: a tree line is not an entry.
+    MalformedEntry,
+    /// `T-ID-1`: a tree entry id is used twice.
+    DuplicateEntryId,
+    /// `T-CHECKPOINT-1`: the tree has no head to label.
+    EmptySession,
+    /// `T-SEEK-1`: no tree entry has that id.
+    UnknownEntry,
+    /// `T-SEEKCP-1`: no tree entry carries that label.
+    UnknownCheckpoint,
+    /// `T-APPENDNEW-1`: a history does not extend the head's path.
+    HistoryDiverged,
+    /// `T-NEXT-1`: the id counter cannot grow.
+    IdSpaceExhausted,
 }
 
 impl ErrorCode {
@@ -74,6 +88,13 @@ impl ErrorCode {
         ErrorCode::UnknownParent,
         ErrorCode::SequenceOutOfRange,
         ErrorCode::InvalidBranchId,
+        ErrorCode::MalformedEntry,
+        ErrorCode::DuplicateEntryId,
+        ErrorCode::EmptySession,
+        ErrorCode::UnknownEntry,
+        ErrorCode::UnknownCheckpoint,
+        ErrorCode::HistoryDiverged,
+        ErrorCode::IdSpaceExhausted,
     ];
 
     /// The stable string of SPEC.md.
@@ -98,6 +119,13 @@ impl ErrorCode {
             ErrorCode::UnknownParent => "unknown_parent",
             ErrorCode::SequenceOutOfRange => "sequence_out_of_range",
             ErrorCode::InvalidBranchId => "invalid_branch_id",
+            ErrorCode::MalformedEntry => "malformed_entry",
+            ErrorCode::DuplicateEntryId => "duplicate_entry_id",
+            ErrorCode::EmptySession => "empty_session",
+            ErrorCode::UnknownEntry => "unknown_entry",
+            ErrorCode::UnknownCheckpoint => "unknown_checkpoint",
+            ErrorCode::HistoryDiverged => "history_diverged",
+            ErrorCode::IdSpaceExhausted => "id_space_exhausted",
         }
     }
 
@@ -128,6 +156,8 @@ pub struct Error {
     pub column: Option<u64>,
     pub sequence: Option<i64>,
     pub event_id: Option<String>,
+    /// `T-ERR-1`: the divergence index of `history_diverged`.
+    pub index: Option<u64>,
     /// The offending line, shortened for display (never part of the contract).
     pub excerpt: Option<String>,
 }
@@ -142,6 +172,7 @@ impl Error {
             column: None,
             sequence: None,
             event_id: None,
+            index: None,
             excerpt: None,
         }
     }
@@ -176,7 +207,7 @@ impl Error {
     pub fn to_json(&self) -> crate::json::Value {
         use crate::json::Value;
         let opt_u = |v: Option<u64>| v.map_or(Value::Null, Value::from_u64);
-        Value::object([
+        let mut v = Value::object([
             ("code", Value::from(self.code.as_str())),
             ("message", Value::from(self.message.as_str())),
             ("line", opt_u(self.line)),
@@ -189,7 +220,11 @@ impl Error {
                 "event_id",
                 self.event_id.as_deref().map_or(Value::Null, Value::from),
             ),
-        ])
+        ]);
+        if let (Some(i), Value::Object(m)) = (self.index, &mut v) {
+            m.push(("index".into(), Value::from_u64(i)));
+        }
+        v
     }
 }
 

@@ -20,6 +20,7 @@
 //! | [`replay`] | the replay projection and the streaming final-event rule |
 //! | [`branch`] | branch records |
 //! | [`ops`] | operations as data and their reference execution |
+//! | [`tree`] | session trees (the second seed's format) |
 //! | [`golden`] | the golden traces and their expected outputs |
 //! | [`cli`] | the command-line interface |
 //!
@@ -46,6 +47,7 @@ pub mod ops;
 pub mod profile;
 pub mod replay;
 pub mod runner;
+pub mod tree;
 pub mod vectors;
 pub mod wire;
 

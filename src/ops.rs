@@ -27,6 +27,10 @@ pub enum Operation {
     Branch { at: i64, branch_id: String },
     /// `{"op":"canonical"}`: the input is ONE JSON text -> its canonical text (a string).
     Canonical,
+    /// `{"op":"tree_inspect"}`: the input is a tree file -> the inspect object.
+    TreeInspect,
+    /// `{"op":"tree_apply","ops":[STEP...]}` -> `{"results":[...],"tree":TEXT}`.
+    TreeApply { steps: Vec<crate::tree::Step> },
 }
 
 impl Operation {
@@ -38,6 +42,8 @@ impl Operation {
             Operation::Fingerprint { .. } => "fingerprint",
             Operation::Branch { .. } => "branch",
             Operation::Canonical => "canonical",
+            Operation::TreeInspect => "tree_inspect",
+            Operation::TreeApply { .. } => "tree_apply",
         }
     }
 
@@ -54,6 +60,12 @@ impl Operation {
                 m.push(("at".into(), Value::from_i64(*at)));
                 m.push(("branch_id".into(), Value::from(branch_id.as_str())));
             }
+            Operation::TreeApply { steps } => {
+                m.push((
+                    "ops".into(),
+                    Value::Array(steps.iter().map(|s| s.to_json()).collect()),
+                ));
+            }
             _ => {}
         }
         Value::Object(m)
@@ -67,7 +79,8 @@ impl Operation {
             .and_then(Value::as_str)
             .ok_or("operation without a string `op`")?;
         let allowed: &[&str] = match op {
-            "validate" | "canonical" => &["op"],
+            "validate" | "canonical" | "tree_inspect" => &["op"],
+            "tree_apply" => &["op", "ops"],
             "replay" | "fingerprint" => &["op", "until"],
             "branch" => &["op", "at", "branch_id"],
             other => return Err(format!("unknown operation {other:?}")),
@@ -87,6 +100,16 @@ impl Operation {
         Ok(match op {
             "validate" => Operation::Validate,
             "canonical" => Operation::Canonical,
+            "tree_inspect" => Operation::TreeInspect,
+            "tree_apply" => Operation::TreeApply {
+                steps: v
+                    .get("ops")
+                    .and_then(Value::as_array)
+                    .ok_or("tree_apply needs an array `ops`")?
+                    .iter()
+                    .map(crate::tree::Step::from_json)
+                    .collect::<Result<_, _>>()?,
+            },
             "replay" => Operation::Replay {
                 until: int("until")?,
             },
@@ -152,5 +175,7 @@ pub fn execute(op: &Operation, input: &[u8], profile: Profile) -> Result<Value, 
             branch::branch(input, profile, *at, branch_id)?.to_json()
         }
         Operation::Canonical => Value::from(canonical::to_string(&parse_document(input)?)),
+        Operation::TreeInspect => crate::tree::Tree::load(input)?.inspect(),
+        Operation::TreeApply { steps } => crate::tree::apply_all(input, steps)?,
     })
 }

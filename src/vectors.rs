@@ -52,6 +52,7 @@ pub enum Expect {
         codes: Vec<String>,
         line: Option<u64>,
         sequence: Option<i64>,
+        index: Option<u64>,
     },
 }
 
@@ -69,6 +70,7 @@ impl Expect {
                 codes,
                 line,
                 sequence,
+                index,
             } => {
                 let code = if codes.len() == 1 {
                     Value::from(codes[0].as_str())
@@ -81,6 +83,9 @@ impl Expect {
                 }
                 if let Some(s) = sequence {
                     e.push(("sequence".into(), Value::from_i64(*s)));
+                }
+                if let Some(i) = index {
+                    e.push(("index".into(), Value::from_u64(*i)));
                 }
                 Value::object([("error", Value::Object(e))])
             }
@@ -128,6 +133,7 @@ pub enum Answer {
         code: String,
         line: Option<u64>,
         sequence: Option<i64>,
+        index: Option<u64>,
         message: String,
     },
 }
@@ -140,16 +146,23 @@ impl Answer {
                 code,
                 line,
                 sequence,
+                index,
                 message,
-            } => Value::object([(
-                "error",
-                Value::object([
-                    ("code", Value::from(code.as_str())),
-                    ("line", line.map_or(Value::Null, Value::from_u64)),
-                    ("sequence", sequence.map_or(Value::Null, Value::from_i64)),
-                    ("message", Value::from(message.as_str())),
-                ]),
-            )]),
+            } => {
+                let mut e = vec![
+                    ("code".to_owned(), Value::from(code.as_str())),
+                    ("line".to_owned(), line.map_or(Value::Null, Value::from_u64)),
+                    (
+                        "sequence".to_owned(),
+                        sequence.map_or(Value::Null, Value::from_i64),
+                    ),
+                    ("message".to_owned(), Value::from(message.as_str())),
+                ];
+                if let Some(i) = index {
+                    e.push(("index".into(), Value::from_u64(*i)));
+                }
+                Value::object([("error", Value::Object(e))])
+            }
         }
     }
 }
@@ -191,11 +204,13 @@ pub fn compare(expect: &Expect, answer: &Answer) -> Option<String> {
                 codes,
                 line,
                 sequence,
+                index,
             },
             Answer::Error {
                 code,
                 line: got_line,
                 sequence: got_seq,
+                index: got_index,
                 ..
             },
         ) => {
@@ -217,6 +232,13 @@ pub fn compare(expect: &Expect, answer: &Answer) -> Option<String> {
                     "error `{code}`: expected sequence {}, reported {}",
                     sequence.unwrap(),
                     got_seq.map_or("no sequence".into(), |s| format!("sequence {s}"))
+                ));
+            }
+            if index.is_some() && index != got_index {
+                return Some(format!(
+                    "error `{code}`: expected index {}, reported {}",
+                    index.unwrap(),
+                    got_index.map_or("no index".into(), |s| format!("index {s}"))
                 ));
             }
             None
@@ -328,7 +350,7 @@ fn parse_expect(v: &Value, where_: &str) -> Result<Expect, String> {
                 .as_object()
                 .ok_or(format!("{where_}: `expect.error` must be an object"))?;
             for (k, _) in em {
-                if !["code", "line", "sequence"].contains(&k.as_str()) {
+                if !["code", "line", "sequence", "index"].contains(&k.as_str()) {
                     return err(where_, format!("unknown member `expect.error.{k}`"));
                 }
             }
@@ -358,6 +380,7 @@ fn parse_expect(v: &Value, where_: &str) -> Result<Expect, String> {
                 codes,
                 line: int("line").transpose()?.map(|l| l as u64),
                 sequence: int("sequence").transpose()?,
+                index: int("index").transpose()?.map(|i| i as u64),
             })
         }
         _ => err(where_, "`expect` needs exactly one of `result` and `error`"),

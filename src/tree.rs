@@ -1,0 +1,613 @@
+//! Session trees (SPEC.md section "Session trees", rules `T-*`).
+//!
+//! This module owns the second format of the kit: conversation history as a tree of
+//! entries in JSONL, line for line compatible with yoagent's `Session` (seed 004):
+//! loading with its checks, the head, the next-id counter, the operations (append,
+//! seek, checkpoint, seek_checkpoint, append_new), saving, and the inspect view.
+//! An id index keeps lookups O(1), `path_ids` O(depth) and loading O(n).
+
+use std::collections::{HashMap, HashSet};
+
+use crate::canonical;
+use crate::error::{Error, ErrorCode};
+use crate::json::{self, Number, Value};
+
+/// One entry of a tree.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    pub id: String,
+    pub parent_id: Option<String>,
+    pub message: Value,
+    pub timestamp: u64,
+    pub label: Option<String>,
+}
+
+/// A session tree: entries in file order, an id index, the head and the id counter.
+#[derive(Clone, Debug, Default)]
+pub struct Tree {
+    entries: Vec<Entry>,
+    index: HashMap<String, usize>,
+    /// Children of each entry, as indices in file order.
+    children: Vec<Vec<usize>>,
+    /// Each entry's parent index.
+    parents: Vec<Option<usize>>,
+    head: Option<usize>,
+    counter: u64,
+}
+
+/// `T-NEXT-1`: the number of a numbered id (`e`, optional `+`, digits, fits u64).
+pub fn id_number(id: &str) -> Option<u64> {
+    let rest = id.strip_prefix('e')?;
+    let digits = rest.strip_prefix('+').unwrap_or(rest);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+fn malformed(msg: impl Into<String>) -> Error {
+    Error::new(ErrorCode::MalformedEntry, msg)
+}
+
+/// `T-ENTRY-1`: read one entry from a JSON value.
+pub fn entry_from_value(v: Value) -> Result<Entry, Error> {
+    let Value::Object(members) = v else {
+        return Err(malformed(format!(
+            "an entry must be a JSON object, found {}",
+            v.kind()
+        )));
+    };
+    let get = |k: &str| members.iter().find(|(n, _)| n == k).map(|(_, v)| v);
+    let id = match get("id") {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => {
+            return Err(malformed(format!(
+                "`id` must be a string, found {}",
+                other.kind()
+            )))
+        }
+        None => return Err(malformed("missing required field `id`")),
+    };
+    let parent_id = match get("parent_id") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(other) => {
+            return Err(malformed(format!(
+                "`parent_id` must be a string or null, found {}",
+                other.kind()
+            )))
+        }
+    };
+    let message = get("message")
+        .cloned()
+        .ok_or_else(|| malformed("missing required field `message`"))?;
+    let timestamp = match get("timestamp") {
+        Some(Value::Number(Number::Int(s))) => s.parse::<u64>().map_err(|_| {
+            malformed(format!(
+                "`timestamp` {s} is outside 0..=18446744073709551615"
+            ))
+        })?,
+        Some(other) => {
+            return Err(malformed(format!(
+                "`timestamp` must be an integer, found {}",
+                other.kind()
+            )))
+        }
+        None => return Err(malformed("missing required field `timestamp`")),
+    };
+    let label = match get("label") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(other) => {
+            return Err(malformed(format!(
+                "`label` must be a string or null, found {}",
+                other.kind()
+            )))
+        }
+    };
+    Ok(Entry {
+        id,
+        parent_id,
+        message,
+        timestamp,
+        label,
+    })
+}
+
+impl Tree {
+    pub fn new() -> Tree {
+        Tree::default()
+    }
+
+    /// Load a tree file (`T-LINE-1` .. `T-HEAD-1`).
+    pub fn load(bytes: &[u8]) -> Result<Tree, Error> {
+        let mut tree = Tree::new();
+        for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
+            let line = i as u64 + 1;
+            let located = |e: Error| e.at_line(line).with_excerpt(raw);
+            let text = json::utf8(raw).map_err(located)?;
+            let text = text.trim_matches(char::is_whitespace);
+            if text.is_empty() {
+                continue;
+            }
+            if text.starts_with('\u{feff}') {
+                return Err(located(Error::new(
+                    ErrorCode::UnexpectedBom,
+                    "entry starts with a byte order mark",
+                )));
+            }
+            let value = json::parse(text).map_err(located)?;
+            let entry = entry_from_value(value).map_err(located)?;
+            tree.insert(entry).map_err(located)?;
+        }
+        tree.head = tree.entries.len().checked_sub(1);
+        Ok(tree)
+    }
+
+    /// Add a loaded entry, checking `T-ID-1` and `T-PARENT-1`.
+    fn insert(&mut self, e: Entry) -> Result<(), Error> {
+        if self.index.contains_key(&e.id) {
+            return Err(Error::new(
+                ErrorCode::DuplicateEntryId,
+                format!("entry id {:?} is used twice", e.id),
+            ));
+        }
+        let parent =
+            match &e.parent_id {
+                None => None,
+                Some(p) => match self.index.get(p) {
+                    Some(&pi) => Some(pi),
+                    None => return Err(Error::new(
+                        ErrorCode::UnknownParent,
+                        format!(
+                            "entry {:?} references unknown parent {p:?} (it must appear earlier)",
+                            e.id
+                        ),
+                    )),
+                },
+            };
+        if let Some(n) = id_number(&e.id) {
+            self.counter = self.counter.max(n);
+        }
+        let idx = self.entries.len();
+        self.index.insert(e.id.clone(), idx);
+        self.entries.push(e);
+        self.children.push(Vec::new());
+        self.parents.push(parent);
+        if let Some(p) = parent {
+            self.children[p].push(idx);
+        }
+        Ok(())
+    }
+
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    pub fn entry(&self, id: &str) -> Option<&Entry> {
+        self.index.get(id).map(|&i| &self.entries[i])
+    }
+
+    pub fn head(&self) -> Option<&str> {
+        self.head.map(|i| self.entries[i].id.as_str())
+    }
+
+    /// The id the next append would get (`T-NEXT-1`); `None` when exhausted.
+    pub fn next_id(&self) -> Option<String> {
+        self.counter.checked_add(1).map(|n| format!("e{n}"))
+    }
+
+    /// `T-APPEND-1`.
+    pub fn append(&mut self, message: Value, timestamp: u64) -> Result<String, Error> {
+        let n = self.counter.checked_add(1).ok_or_else(|| {
+            Error::new(
+                ErrorCode::IdSpaceExhausted,
+                "the id counter is at 18446744073709551615",
+            )
+        })?;
+        let id = format!("e{n}");
+        let parent_id = self.head().map(str::to_owned);
+        self.insert(Entry {
+            id: id.clone(),
+            parent_id,
+            message,
+            timestamp,
+            label: None,
+        })?;
+        self.counter = n;
+        self.head = Some(self.entries.len() - 1);
+        Ok(id)
+    }
+
+    /// `T-SEEK-1`.
+    pub fn seek(&mut self, id: &str) -> Result<(), Error> {
+        match self.index.get(id) {
+            Some(&i) => {
+                self.head = Some(i);
+                Ok(())
+            }
+            None => Err(Error::new(
+                ErrorCode::UnknownEntry,
+                format!("no entry {id:?}"),
+            )),
+        }
+    }
+
+    /// `T-CHECKPOINT-1`.
+    pub fn checkpoint(&mut self, label: &str) -> Result<(), Error> {
+        let h = self.head.ok_or_else(|| {
+            Error::new(
+                ErrorCode::EmptySession,
+                "the session is empty: no head to label",
+            )
+        })?;
+        self.entries[h].label = Some(label.to_owned());
+        Ok(())
+    }
+
+    fn checkpoint_index(&self, label: &str) -> Option<usize> {
+        self.entries
+            .iter()
+            .rposition(|e| e.label.as_deref() == Some(label))
+    }
+
+    /// `T-SEEKCP-1`.
+    pub fn seek_checkpoint(&mut self, label: &str) -> Result<(), Error> {
+        let i = self.checkpoint_index(label).ok_or_else(|| {
+            Error::new(
+                ErrorCode::UnknownCheckpoint,
+                format!("no checkpoint labelled {label:?}"),
+            )
+        })?;
+        self.head = Some(i);
+        Ok(())
+    }
+
+    fn path_indices(&self) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut cur = self.head;
+        while let Some(i) = cur {
+            out.push(i);
+            cur = self.parents[i];
+        }
+        out.reverse();
+        out
+    }
+
+    /// `T-PATH-1`: root to head, O(depth).
+    pub fn path_ids(&self) -> Vec<&str> {
+        self.path_indices()
+            .into_iter()
+            .map(|i| self.entries[i].id.as_str())
+            .collect()
+    }
+
+    pub fn path_messages(&self) -> Vec<&Value> {
+        self.path_indices()
+            .into_iter()
+            .map(|i| &self.entries[i].message)
+            .collect()
+    }
+
+    /// `T-TIPS-1`.
+    pub fn branch_tips(&self) -> Vec<&str> {
+        (0..self.entries.len())
+            .filter(|&i| self.children[i].is_empty())
+            .map(|i| self.entries[i].id.as_str())
+            .collect()
+    }
+
+    /// `T-TIPS-1`: `None` for an unknown id.
+    pub fn children(&self, id: &str) -> Option<Vec<&str>> {
+        let &i = self.index.get(id)?;
+        Some(
+            self.children[i]
+                .iter()
+                .map(|&c| self.entries[c].id.as_str())
+                .collect(),
+        )
+    }
+
+    /// `T-APPENDNEW-1`: returns how many messages were appended.
+    pub fn append_new(&mut self, history: &[Value], timestamp: u64) -> Result<usize, Error> {
+        let path: Vec<String> = self
+            .path_messages()
+            .into_iter()
+            .map(canonical::to_string)
+            .collect();
+        let diverged = |index: usize| {
+            let mut e = Error::new(
+                ErrorCode::HistoryDiverged,
+                format!("history diverged from the session path at index {index}"),
+            );
+            e.index = Some(index as u64);
+            e
+        };
+        if history.len() < path.len() {
+            return Err(diverged(history.len()));
+        }
+        if let Some(i) = path
+            .iter()
+            .zip(history)
+            .position(|(p, h)| *p != canonical::to_string(h))
+        {
+            return Err(diverged(i));
+        }
+        let new = &history[path.len()..];
+        if self.counter.checked_add(new.len() as u64).is_none() {
+            return Err(Error::new(
+                ErrorCode::IdSpaceExhausted,
+                "not enough ids left for the new entries",
+            ));
+        }
+        for m in new {
+            self.append(m.clone(), timestamp)?;
+        }
+        Ok(new.len())
+    }
+
+    /// `T-SAVE-1`.
+    pub fn save(&self) -> String {
+        let mut out = Vec::new();
+        for (i, e) in self.entries.iter().enumerate() {
+            if i > 0 {
+                out.push(b'\n');
+            }
+            out.extend_from_slice(b"{\"id\":");
+            canonical::write_string(&e.id, &mut out);
+            out.extend_from_slice(b",\"parent_id\":");
+            match &e.parent_id {
+                Some(p) => canonical::write_string(p, &mut out),
+                None => out.extend_from_slice(b"null"),
+            }
+            out.extend_from_slice(b",\"message\":");
+            canonical::write(&e.message, &mut out);
+            out.extend_from_slice(format!(",\"timestamp\":{}", e.timestamp).as_bytes());
+            if let Some(l) = &e.label {
+                out.extend_from_slice(b",\"label\":");
+                canonical::write_string(l, &mut out);
+            }
+            out.push(b'}');
+        }
+        String::from_utf8(out).expect("canonical output is UTF-8")
+    }
+
+    /// The `tree_inspect` view (`T-OPS-1`).
+    pub fn inspect(&self) -> Value {
+        let strs = |v: Vec<&str>| Value::Array(v.into_iter().map(Value::from).collect());
+        let children = self
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                (
+                    e.id.clone(),
+                    strs(
+                        self.children[i]
+                            .iter()
+                            .map(|&c| self.entries[c].id.as_str())
+                            .collect(),
+                    ),
+                )
+            })
+            .collect();
+        let mut labels: Vec<(String, Value)> = Vec::new();
+        let mut seen = HashSet::new();
+        for e in self.entries.iter().rev() {
+            if let Some(l) = &e.label {
+                if seen.insert(l.as_str()) {
+                    labels.push((l.clone(), Value::from(e.id.as_str())));
+                }
+            }
+        }
+        labels.reverse();
+        Value::object([
+            ("head", self.head().map_or(Value::Null, Value::from)),
+            ("path_ids", strs(self.path_ids())),
+            ("branch_tips", strs(self.branch_tips())),
+            ("children", Value::Object(children)),
+            ("entry_count", Value::from_u64(self.entries.len() as u64)),
+            ("labels", Value::Object(labels)),
+            ("next_id", self.next_id().map_or(Value::Null, Value::from)),
+        ])
+    }
+}
+
+/// One step of `tree_apply` (`T-OPS-1`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    Append { message: Value, timestamp: u64 },
+    Seek { id: String },
+    Checkpoint { label: String },
+    SeekCheckpoint { label: String },
+    AppendNew { history: Vec<Value>, timestamp: u64 },
+    SaveLoad,
+}
+
+impl Step {
+    pub fn from_json(v: &Value) -> Result<Step, String> {
+        let members = v.as_object().ok_or("a step must be an object")?;
+        let step = v
+            .get("step")
+            .and_then(Value::as_str)
+            .ok_or("a step needs a string `step`")?;
+        let allowed: &[&str] = match step {
+            "append" => &["step", "message", "timestamp"],
+            "seek" => &["step", "id"],
+            "checkpoint" | "seek_checkpoint" => &["step", "label"],
+            "append_new" => &["step", "history", "timestamp"],
+            "save_load" => &["step"],
+            other => return Err(format!("unknown step {other:?}")),
+        };
+        if let Some((k, _)) = members.iter().find(|(k, _)| !allowed.contains(&k.as_str())) {
+            return Err(format!("step {step:?} has no field {k:?}"));
+        }
+        let s = |k: &str| {
+            v.get(k)
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .ok_or(format!("step {step:?} needs a string `{k}`"))
+        };
+        let ts = || match v.get("timestamp") {
+            Some(Value::Number(Number::Int(t))) => t
+                .parse::<u64>()
+                .map_err(|_| "`timestamp` must be in 0..=2^64-1".to_owned()),
+            _ => Err(format!("step {step:?} needs an integer `timestamp`")),
+        };
+        Ok(match step {
+            "append" => Step::Append {
+                message: v
+                    .get("message")
+                    .cloned()
+                    .ok_or("append needs a `message`")?,
+                timestamp: ts()?,
+            },
+            "seek" => Step::Seek { id: s("id")? },
+            "checkpoint" => Step::Checkpoint { label: s("label")? },
+            "seek_checkpoint" => Step::SeekCheckpoint { label: s("label")? },
+            "append_new" => Step::AppendNew {
+                history: v
+                    .get("history")
+                    .and_then(Value::as_array)
+                    .ok_or("append_new needs an array `history`")?
+                    .to_vec(),
+                timestamp: ts()?,
+            },
+            _ => Step::SaveLoad,
+        })
+    }
+
+    pub fn to_json(&self) -> Value {
+        let step = |name: &str, rest: Vec<(&str, Value)>| {
+            let mut m = vec![("step".to_owned(), Value::from(name))];
+            m.extend(rest.into_iter().map(|(k, v)| (k.to_owned(), v)));
+            Value::Object(m)
+        };
+        match self {
+            Step::Append { message, timestamp } => step(
+                "append",
+                vec![
+                    ("message", message.clone()),
+                    (
+                        "timestamp",
+                        Value::Number(Number::Int(timestamp.to_string())),
+                    ),
+                ],
+            ),
+            Step::Seek { id } => step("seek", vec![("id", Value::from(id.as_str()))]),
+            Step::Checkpoint { label } => {
+                step("checkpoint", vec![("label", Value::from(label.as_str()))])
+            }
+            Step::SeekCheckpoint { label } => step(
+                "seek_checkpoint",
+                vec![("label", Value::from(label.as_str()))],
+            ),
+            Step::AppendNew { history, timestamp } => step(
+                "append_new",
+                vec![
+                    ("history", Value::Array(history.clone())),
+                    (
+                        "timestamp",
+                        Value::Number(Number::Int(timestamp.to_string())),
+                    ),
+                ],
+            ),
+            Step::SaveLoad => step("save_load", vec![]),
+        }
+    }
+}
+
+impl Tree {
+    /// Apply one step; the result element of `tree_apply`.
+    pub fn apply(&mut self, step: &Step) -> Result<Value, Error> {
+        Ok(match step {
+            Step::Append { message, timestamp } => {
+                Value::from(self.append(message.clone(), *timestamp)?)
+            }
+            Step::Seek { id } => {
+                self.seek(id)?;
+                Value::Null
+            }
+            Step::Checkpoint { label } => {
+                self.checkpoint(label)?;
+                Value::Null
+            }
+            Step::SeekCheckpoint { label } => {
+                self.seek_checkpoint(label)?;
+                Value::Null
+            }
+            Step::AppendNew { history, timestamp } => {
+                Value::from_u64(self.append_new(history, *timestamp)? as u64)
+            }
+            Step::SaveLoad => {
+                *self = Tree::load(self.save().as_bytes()).expect("a saved tree loads (T-ROUND-1)");
+                Value::Null
+            }
+        })
+    }
+}
+
+/// `tree_apply`: load, apply every step, save. Step errors carry the step index as
+/// `sequence` (`T-ERR-1`).
+pub fn apply_all(bytes: &[u8], steps: &[Step]) -> Result<Value, Error> {
+    let mut tree = Tree::load(bytes)?;
+    let mut results = Vec::with_capacity(steps.len());
+    for (i, step) in steps.iter().enumerate() {
+        results.push(
+            tree.apply(step)
+                .map_err(|e| e.with_sequence(Some(i as i64)))?,
+        );
+    }
+    Ok(Value::object([
+        ("results", Value::Array(results)),
+        ("tree", Value::from(tree.save())),
+    ]))
+}
+
+/// A human drawing of the tree (`journal-conformance tree show`): one line per entry
+/// in depth-first file order; a chain of only children stays in one column, and a
+/// fork indents each branch. The head is marked `(head)`, labels `[label]`.
+pub fn render(tree: &Tree) -> String {
+    let mut out = String::new();
+    let head = tree.head;
+    let line = |out: &mut String, prefix: &str, i: usize| {
+        let e = &tree.entries[i];
+        let msg = crate::error::shorten(canonical::to_string(&e.message).as_bytes(), 60);
+        out.push_str(prefix);
+        out.push_str(&e.id);
+        if let Some(l) = &e.label {
+            out.push_str(&format!(" [{l}]"));
+        }
+        if head == Some(i) {
+            out.push_str(" (head)");
+        }
+        out.push_str("  ");
+        out.push_str(&msg);
+        out.push('\n');
+    };
+    // Explicit stack (no recursion: trees may be 100,000 entries deep).
+    // Each item: (entry, prefix for its own line, prefix for what follows it).
+    let roots: Vec<usize> = (0..tree.entries.len())
+        .filter(|&i| tree.parents[i].is_none())
+        .collect();
+    let mut stack: Vec<(usize, String, String)> = Vec::new();
+    for (n, &r) in roots.iter().enumerate().rev() {
+        let _ = n;
+        stack.push((r, String::new(), String::new()));
+    }
+    while let Some((i, own, rest)) = stack.pop() {
+        line(&mut out, &own, i);
+        let kids = &tree.children[i];
+        if kids.len() == 1 {
+            stack.push((kids[0], rest.clone(), rest));
+        } else {
+            for (k, &c) in kids.iter().enumerate().rev() {
+                let last = k + 1 == kids.len();
+                let own = format!("{rest}{}", if last { "└─ " } else { "├─ " });
+                let cont = format!("{rest}{}", if last { "   " } else { "│  " });
+                stack.push((c, own, cont));
+            }
+        }
+    }
+    out
+}
