@@ -75,7 +75,15 @@ pub trait Implementation: Send {
 }
 
 fn all_ops() -> Vec<String> {
-    ["validate", "replay", "fingerprint", "branch", "canonical"]
+    [
+        "validate",
+        "replay",
+        "fingerprint",
+        "branch",
+        "canonical",
+        "tree_inspect",
+        "tree_apply",
+    ]
         .map(String::from)
         .to_vec()
 }
@@ -595,6 +603,10 @@ pub fn oneshot_args(op: &Operation, profile: Profile) -> Vec<String> {
     match op {
         Operation::Replay { until: Some(u) } | Operation::Fingerprint { until: Some(u) } => {
             a.extend(["--until".into(), u.to_string()]);
+        }
+        Operation::TreeApply { steps } => {
+            let ops = Value::Array(steps.iter().map(|s| s.to_json()).collect());
+            a.extend(["--ops".into(), crate::canonical::to_string(&ops)]);
         }
         Operation::Branch { at, branch_id } => {
             a.extend([

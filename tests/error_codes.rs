@@ -52,6 +52,13 @@ const TESTED: &[ErrorCode] = &[
     ErrorCode::UnknownParent,
     ErrorCode::SequenceOutOfRange,
     ErrorCode::InvalidBranchId,
+    ErrorCode::MalformedEntry,
+    ErrorCode::DuplicateEntryId,
+    ErrorCode::EmptySession,
+    ErrorCode::UnknownEntry,
+    ErrorCode::UnknownCheckpoint,
+    ErrorCode::HistoryDiverged,
+    ErrorCode::IdSpaceExhausted,
 ];
 
 #[test]
@@ -287,5 +294,72 @@ fn invalid_branch_id() {
                 .branch_id,
             id
         );
+    }
+}
+
+mod tree_codes {
+    use super::check;
+    use journal_conformance::json::Value;
+    use journal_conformance::tree::Tree;
+    use journal_conformance::ErrorCode;
+
+    fn load_err(text: &str) -> journal_conformance::Error {
+        Tree::load(text.as_bytes()).unwrap_err()
+    }
+
+    const E1: &str = "{\"id\":\"e1\",\"parent_id\":null,\"message\":\"m\",\"timestamp\":1}";
+
+    #[test]
+    fn malformed_entry() {
+        check(&load_err(&format!("{E1}\n\n{{\"id\":\"e2\",\"message\":1,\"timestamp\":1.5}}")), ErrorCode::MalformedEntry, Some(3), None);
+    }
+
+    #[test]
+    fn duplicate_entry_id() {
+        check(&load_err(&format!("{E1}\n{E1}")), ErrorCode::DuplicateEntryId, Some(2), None);
+    }
+
+    #[test]
+    fn unknown_parent_in_trees() {
+        let e = load_err("{\"id\":\"e1\",\"parent_id\":\"e1\",\"message\":0,\"timestamp\":0}");
+        check(&e, ErrorCode::UnknownParent, Some(1), None);
+        assert!(e.message.contains("\"e1\""), "names entry and parent: {}", e.message);
+    }
+
+    #[test]
+    fn empty_session() {
+        check(&Tree::new().checkpoint("x").unwrap_err(), ErrorCode::EmptySession, None, None);
+    }
+
+    #[test]
+    fn unknown_entry() {
+        check(&Tree::load(E1.as_bytes()).unwrap().seek("e2").unwrap_err(), ErrorCode::UnknownEntry, None, None);
+    }
+
+    #[test]
+    fn unknown_checkpoint() {
+        let mut t = Tree::load(E1.as_bytes()).unwrap();
+        check(&t.seek_checkpoint("x").unwrap_err(), ErrorCode::UnknownCheckpoint, None, None);
+        t.checkpoint("x").unwrap();
+        t.seek_checkpoint("x").unwrap();
+    }
+
+    #[test]
+    fn history_diverged() {
+        let mut t = Tree::load(E1.as_bytes()).unwrap();
+        let e = t.append_new(&[Value::from("other")], 1).unwrap_err();
+        check(&e, ErrorCode::HistoryDiverged, None, None);
+        assert_eq!(e.index, Some(0));
+        let e = t.append_new(&[], 1).unwrap_err();
+        assert_eq!(e.index, Some(0));
+        assert_eq!(t.entries().len(), 1, "nothing appended on failure");
+        assert_eq!(t.append_new(&[Value::from("m"), Value::from("n")], 1).unwrap(), 1);
+    }
+
+    #[test]
+    fn id_space_exhausted() {
+        let mut t = Tree::load(b"{\"id\":\"e18446744073709551615\",\"message\":0,\"timestamp\":0}").unwrap();
+        assert_eq!(t.next_id(), None);
+        check(&t.append(Value::Null, 0).unwrap_err(), ErrorCode::IdSpaceExhausted, None, None);
     }
 }

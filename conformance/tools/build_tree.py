@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""Build the session-tree vectors (conformance/tree/*.json): `python3 conformance/tools/build_tree.py`.
+
+Expected results come from tree_oracle.py (yoagent's Session semantics in Python, with
+json.dumps as the canonical-JSON oracle); expected errors are written by hand from the
+SPEC.md rule each case breaks. Deterministic.
+"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tree_oracle as T  # noqa: E402
+
+ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tree")
+FILES = {}
+
+
+def entry(i, parent, msg, ts, label=None, **extra):
+    e = {"id": i, "parent_id": parent, "message": msg, "timestamp": ts}
+    if label is not None:
+        e["label"] = label
+    e.update(extra)
+    return json.dumps(e, ensure_ascii=False, separators=(",", ":"))
+
+
+def add(group, name, desc, rules, text, checks, tags=None):
+    case = {"name": name, "description": desc, "rules": rules}
+    if tags:
+        case["tags"] = tags
+    if isinstance(text, bytes):
+        try:
+            case["input"] = text.decode("utf-8")
+        except UnicodeDecodeError:
+            import base64
+            case["input_base64"] = base64.b64encode(text).decode()
+    else:
+        case["input"] = text
+    case["checks"] = checks
+    FILES.setdefault(group, []).append(case)
+
+
+def inspect_ok(group, name, desc, rules, text, tags=None):
+    add(group, name, desc, rules, text, [{"op": {"op": "tree_inspect"}, "expect": {"result": T.Tree.load(text).inspect()}}], tags)
+
+
+def load_err(name, desc, rules, text, code, line):
+    add("tree/load", name, desc, rules, text, [{"op": {"op": "tree_inspect"}, "expect": {"error": {"code": code, "line": line}}}])
+
+
+def ops_ok(name, desc, rules, text, steps, tags=None):
+    add("tree/ops", name, desc, rules, text,
+        [{"op": {"op": "tree_apply", "ops": steps}, "expect": {"result": T.apply(text, steps)}}], tags)
+
+
+def ops_err(name, desc, rules, text, steps, code, step_index, index=None):
+    e = {"code": code, "sequence": step_index}
+    if index is not None:
+        e["index"] = index
+    add("tree/ops", name, desc, rules, text, [{"op": {"op": "tree_apply", "ops": steps}, "expect": {"error": e}}])
+
+
+U = lambda s: {"role": "user", "content": s}  # noqa: E731
+A = lambda s: {"role": "assistant", "content": s}  # noqa: E731
+forked = "\n".join([
+    entry("e1", None, U("draft a plan"), 1000),
+    entry("e2", "e1", A("plan A"), 1001, "first-draft"),
+    entry("e3", "e2", U("more detail"), 1002),
+    entry("e4", "e2", U("make it a library"), 1003),
+    entry("e5", "e4", A("library plan"), 1004),
+])
+
+# ---- load: valid ----------------------------------------------------------------------
+inspect_ok("tree/load", "seed-example", "The seed's flow: a checkpoint, a fork after it, two tips.",
+           ["T-HEAD-1", "T-TIPS-1", "T-PATH-1", "T-NEXT-1"], forked)
+inspect_ok("tree/load", "empty-file", "An empty file is an empty tree: no head, next id e1.", ["T-ORDER-1", "T-NEXT-1"], "")
+inspect_ok("tree/load", "only-blank-lines", "Blank and whitespace-only lines are skipped.", ["T-BLANK-1"], "\n  \n\t\n")
+inspect_ok("tree/load", "blank-lines-between", "Blank lines between entries are skipped.", ["T-BLANK-1", "T-LINE-1"],
+           entry("e1", None, "a", 1) + "\n\n   \n" + entry("e2", "e1", "b", 2) + "\n")
+inspect_ok("tree/load", "crlf", "CRLF line ends are trimmed.", ["T-LINE-1"], forked.replace("\n", "\r\n") + "\r\n", tags=["crlf"])
+inspect_ok("tree/load", "unicode-space-trim", "Lines are trimmed of Unicode White_Space (NBSP, ideographic space, U+2028).", ["T-LINE-1"],
+           "\u00a0\u3000" + entry("e1", None, "a", 1) + "\u2028\u0085\n", tags=["unicode"])
+inspect_ok("tree/load", "final-newline", "A final newline is optional on input.", ["T-LINE-1"], forked + "\n")
+inspect_ok("tree/load", "multiple-roots", "Several roots are allowed.", ["T-PARENT-1", "T-TIPS-1"],
+           "\n".join([entry("e1", None, "a", 1), entry("e2", None, "b", 2), entry("e3", "e1", "c", 3)]))
+inspect_ok("tree/load", "parent-id-missing", "A missing parent_id reads as a root.", ["T-ENTRY-1"],
+           '{"id":"e1","message":"m","timestamp":0}\n{"id":"e2","message":"n","timestamp":0}')
+inspect_ok("tree/load", "label-null", "label null means no label.", ["T-ENTRY-1"], '{"id":"e1","parent_id":null,"message":1,"timestamp":5,"label":null}')
+inspect_ok("tree/load", "extra-fields-ignored", "Unknown members are allowed on load.", ["T-ENTRY-1"],
+           entry("e1", None, "m", 1, x_meta={"k": 1}, uuid="abc"))
+inspect_ok("tree/load", "message-any-json", "A message may be any JSON value, null included.", ["T-ENTRY-1"],
+           "\n".join([entry("e1", None, None, 1), entry("e2", "e1", [1, 2.5, {"x": True}], 2), entry("e3", "e2", "text", 3)]))
+inspect_ok("tree/load", "head-by-file-order", "The head is the last line, not the latest timestamp.", ["T-HEAD-1"],
+           "\n".join([entry("e1", None, "a", 99999), entry("e2", "e1", "b", 1)]))
+inspect_ok("tree/load", "non-numbered-ids", "Ids that are not e<N> (8-hex like pi's) leave the counter at 0.", ["T-NEXT-1"],
+           "\n".join([entry("a1b2c3d4", None, "a", 1), entry("E7", "a1b2c3d4", "b", 2), entry("e", "E7", "c", 3),
+                      entry("e-1", "e", "d", 4), entry("e7a", "e-1", "e", 5), entry("", "e7a", "empty id", 6)]))
+inspect_ok("tree/load", "numbered-id-forms", "e007 and e+7 are number 7; the largest number seeds the counter.", ["T-NEXT-1"],
+           "\n".join([entry("e007", None, "a", 1), entry("e+9", "e007", "b", 2), entry("e3", "e+9", "c", 3)]))
+inspect_ok("tree/load", "numbered-id-u64-max", "e18446744073709551615 exhausts the id space: next_id is null.", ["T-NEXT-1"],
+           entry("e18446744073709551615", None, "a", 1))
+inspect_ok("tree/load", "numbered-id-beyond-u64", "e18446744073709551616 is not numbered.", ["T-NEXT-1"],
+           entry("e18446744073709551616", None, "a", 1) + "\n" + entry("e4", None, "b", 2))
+inspect_ok("tree/load", "labels-latest-wins", "A label on several entries maps to the latest in file order.", ["T-SEEKCP-1", "T-OPS-1"],
+           "\n".join([entry("e1", None, "a", 1, "x"), entry("e2", "e1", "b", 2, "x"), entry("e3", "e1", "c", 3, "y")]))
+inspect_ok("tree/load", "timestamp-u64-max", "Timestamps span all of u64.", ["T-ENTRY-1"], entry("e1", None, "a", 2 ** 64 - 1))
+inspect_ok("tree/load", "siblings-order", "Children are listed in file order.", ["T-TIPS-1"],
+           "\n".join([entry("r", None, "r", 1)] + [entry("c%d" % k, "r", k, k) for k in (3, 1, 2)]))
+deep = "\n".join([entry("e1", None, 0, 0)] + [entry("e%d" % k, "e%d" % (k - 1), k, k) for k in range(2, 2001)])
+inspect_ok("tree/load", "deep-chain", "A 2000-entry chain: path_ids walks it all.", ["T-PATH-1"], deep, tags=["large"])
+
+# ---- load: errors ---------------------------------------------------------------------
+load_err("invalid-json", "A line that is not JSON, reported at its physical line.", ["T-LINE-2", "T-LINE-1"],
+         entry("e1", None, "a", 1) + "\n\n{not json}\n", "invalid_json", 3)
+load_err("torn-last-line", "A torn last line.", ["T-LINE-2"], forked[:-20], "invalid_json", 5)
+load_err("bom", "A BOM before the first entry.", ["T-LINE-2"], "\ufeff" + forked, "unexpected_bom", 1)
+load_err("bom-after-space", "A BOM after leading whitespace (the line is trimmed first).", ["T-LINE-2", "T-LINE-1"], " \ufeff" + forked, "unexpected_bom", 1)
+load_err("control-char-not-trimmed", "U+001F is not White_Space: it is not trimmed and breaks the JSON.", ["T-LINE-1", "T-LINE-2"],
+         entry("e1", None, "a", 1) + "\x1f", "invalid_json", 1)
+add("tree/load", "invalid-utf8", "A line that is not UTF-8.", ["T-LINE-2"], entry("e1", None, "a", 1).encode() + b"\n\xff\n",
+    [{"op": {"op": "tree_inspect"}, "expect": {"error": {"code": "invalid_utf8", "line": 2}}}])
+load_err("duplicate-key", "An entry with a duplicate key.", ["T-LINE-2"], '{"id":"e1","id":"e2","message":1,"timestamp":1}', "duplicate_key", 1)
+for name, line_text, desc in [
+    ("not-object", "[1,2]", "an array"),
+    ("id-missing", '{"parent_id":null,"message":1,"timestamp":1}', "no id"),
+    ("id-number", '{"id":1,"message":1,"timestamp":1}', "a numeric id"),
+    ("id-null", '{"id":null,"message":1,"timestamp":1}', "a null id"),
+    ("parent-number", '{"id":"e1","parent_id":0,"message":1,"timestamp":1}', "a numeric parent_id"),
+    ("message-missing", '{"id":"e1","timestamp":1}', "no message"),
+    ("timestamp-missing", '{"id":"e1","message":1}', "no timestamp"),
+    ("timestamp-float", '{"id":"e1","message":1,"timestamp":1.5}', "a float timestamp"),
+    ("timestamp-integral-float", '{"id":"e1","message":1,"timestamp":1.0}', "the float 1.0 as timestamp"),
+    ("timestamp-negative", '{"id":"e1","message":1,"timestamp":-1}', "a negative timestamp"),
+    ("timestamp-too-big", '{"id":"e1","message":1,"timestamp":18446744073709551616}', "a timestamp beyond u64"),
+    ("timestamp-string", '{"id":"e1","message":1,"timestamp":"2026-01-01T00:00:00Z"}', "an ISO string timestamp"),
+    ("label-number", '{"id":"e1","message":1,"timestamp":1,"label":7}', "a numeric label"),
+]:
+    load_err("malformed-" + name, "An entry with %s is malformed." % desc, ["T-ENTRY-1"], entry("e0", None, "ok", 0) + "\n" + line_text, "malformed_entry", 2)
+load_err("duplicate-id", "The same id twice.", ["T-ID-1"], forked + "\n" + entry("e3", "e1", "again", 5), "duplicate_entry_id", 6)
+load_err("forward-parent", "A parent that appears later.", ["T-PARENT-1"],
+         "\n".join([entry("e1", None, "a", 1), entry("e2", "e3", "b", 2), entry("e3", "e1", "c", 3)]), "unknown_parent", 2)
+load_err("dangling-parent", "A parent that never appears (an orphan).", ["T-PARENT-1"], entry("e1", "e0", "a", 1), "unknown_parent", 1)
+load_err("self-parent", "An entry that is its own parent (would hang a path walk).", ["T-PARENT-1"], entry("e1", "e1", "a", 1), "unknown_parent", 1)
+load_err("cycle", "A two-entry cycle needs a forward reference.", ["T-PARENT-1"],
+         "\n".join([entry("a", "b", 1, 1), entry("b", "a", 2, 2)]), "unknown_parent", 1)
+load_err("duplicate-before-parent", "A duplicate id is reported before its unknown parent.", ["T-ORDER-1", "T-ID-1"],
+         "\n".join([entry("e1", None, "a", 1), entry("e1", "zz", "b", 2)]), "duplicate_entry_id", 2)
+load_err("malformed-before-duplicate", "T-ENTRY-1 comes before T-ID-1.", ["T-ORDER-1", "T-ENTRY-1"],
+         "\n".join([entry("e1", None, "a", 1), '{"id":"e1","message":1,"timestamp":-5}']), "malformed_entry", 2)
+load_err("first-bad-line-wins", "The first bad line in file order is reported.", ["T-ORDER-1"],
+         "\n".join([entry("e1", "nope", "a", 1), "{bad"]), "unknown_parent", 1)
+
+# ---- ops ------------------------------------------------------------------------------
+ops_ok("append-empty", "Appending to an empty tree makes root e1 and moves the head.", ["T-APPEND-1", "T-SAVE-1"], "",
+       [{"step": "append", "message": U("hello"), "timestamp": 1}, {"step": "append", "message": A("hi"), "timestamp": 2}])
+ops_ok("seek-then-append-forks", "Appending after a seek creates a branch; history is never overwritten.", ["T-SEEK-1", "T-APPEND-1"], forked,
+       [{"step": "seek", "id": "e1"}, {"step": "append", "message": A("plan B"), "timestamp": 2000}])
+ops_ok("seed-flow", "The seed's flow: append, checkpoint, more, seek_checkpoint, append on a new branch.",
+       ["T-CHECKPOINT-1", "T-SEEKCP-1", "T-APPEND-1"], "",
+       [{"step": "append_new", "history": [U("draft a plan"), A("plan A")], "timestamp": 1},
+        {"step": "checkpoint", "label": "first-draft"},
+        {"step": "append_new", "history": [U("draft a plan"), A("plan A"), U("more"), A("more plan")], "timestamp": 2},
+        {"step": "seek_checkpoint", "label": "first-draft"},
+        {"step": "append_new", "history": [U("draft a plan"), A("plan A"), U("actually, make it a library")], "timestamp": 3}])
+ops_ok("checkpoint-relabel", "Checkpointing an already labelled head overwrites its label.", ["T-CHECKPOINT-1"], forked,
+       [{"step": "seek", "id": "e2"}, {"step": "checkpoint", "label": "second"}])
+ops_ok("seek-checkpoint-latest", "With a label on several entries, seek_checkpoint takes the latest in file order.", ["T-SEEKCP-1"],
+       "\n".join([entry("e1", None, "a", 1, "x"), entry("e2", "e1", "b", 2), entry("e3", "e1", "c", 3, "x"), entry("e4", "e3", "d", 4)]),
+       [{"step": "seek_checkpoint", "label": "x"}, {"step": "append", "message": "after", "timestamp": 5}])
+ops_ok("append-new-extends", "append_new appends only the new tail and returns the count.", ["T-APPENDNEW-1"], forked,
+       [{"step": "append_new", "history": [U("draft a plan"), A("plan A"), U("make it a library"), A("library plan"), U("next"), A("ok")], "timestamp": 7}])
+ops_ok("append-new-equal", "A history equal to the path appends nothing.", ["T-APPENDNEW-1"], forked,
+       [{"step": "append_new", "history": [U("draft a plan"), A("plan A"), U("make it a library"), A("library plan")], "timestamp": 7}])
+ops_ok("append-new-key-order", "Messages compare by canonical JSON: member order does not matter.", ["T-APPENDNEW-1", "C-KEY-1"], forked,
+       [{"step": "append_new", "history": [{"content": "draft a plan", "role": "user"}, A("plan A"), U("make it a library"), A("library plan"), "new"], "timestamp": 7}])
+ops_ok("save-load-moves-head", "A seek is not saved: after save_load the head is the last entry.", ["T-ROUND-1", "T-HEAD-1", "T-SEEK-1"], forked,
+       [{"step": "seek", "id": "e1"}, {"step": "save_load"}, {"step": "append", "message": "x", "timestamp": 9}])
+ops_ok("save-load-keeps-counter", "After save_load, ids continue after the largest numbered id.", ["T-ROUND-1", "T-NEXT-1"],
+       entry("e41", None, "a", 1) + "\n" + entry("x", "e41", "b", 2),
+       [{"step": "save_load"}, {"step": "append", "message": "c", "timestamp": 3}])
+ops_ok("save-format", "The saved text: fixed member order, canonical message, no final newline, extra members dropped.", ["T-SAVE-1", "T-ENTRY-1"],
+       '{"timestamp":5,"message":{"b":[1.0,1e16],"a":"é\\/"},"x":1,"id":"e1","label":"L","parent_id":null}\r\n\n',
+       [{"step": "save_load"}])
+ops_ok("append-after-non-numbered", "Ids that are not e<N> leave the counter: the first append is e1.", ["T-NEXT-1", "T-APPEND-1"],
+       entry("root", None, "r", 1), [{"step": "append", "message": "m", "timestamp": 2}])
+ops_err("seek-unknown", "seek to an id that does not exist.", ["T-SEEK-1"], forked, [{"step": "seek", "id": "e9"}], "unknown_entry", 0)
+ops_err("checkpoint-empty", "checkpoint on an empty tree.", ["T-CHECKPOINT-1"], "", [{"step": "checkpoint", "label": "x"}], "empty_session", 0)
+ops_err("seek-checkpoint-unknown", "seek_checkpoint to a label nobody carries.", ["T-SEEKCP-1"], forked,
+        [{"step": "append", "message": "x", "timestamp": 1}, {"step": "seek_checkpoint", "label": "nope"}], "unknown_checkpoint", 1)
+ops_err("append-new-shorter", "A history shorter than the path diverges at its length.", ["T-APPENDNEW-1"], forked,
+        [{"step": "append_new", "history": [U("draft a plan")], "timestamp": 1}], "history_diverged", 0, 1)
+ops_err("append-new-differs", "A history that differs diverges at the first differing index.", ["T-APPENDNEW-1"], forked,
+        [{"step": "append_new", "history": [U("draft a plan"), A("plan A (compacted)"), U("make it a library"), A("library plan")], "timestamp": 1}],
+        "history_diverged", 0, 1)
+ops_err("append-new-int-vs-float", "1 and 1.0 are different messages.", ["T-APPENDNEW-1", "C-NUM-1"], entry("e1", None, 1, 1),
+        [{"step": "append_new", "history": [1.0, 2], "timestamp": 1}], "history_diverged", 0, 0)
+ops_err("append-new-empty-history", "An empty history against a non-empty path diverges at 0.", ["T-APPENDNEW-1"], forked,
+        [{"step": "append_new", "history": [], "timestamp": 1}], "history_diverged", 0, 0)
+ops_err("id-space-exhausted", "Appending after e18446744073709551615 fails.", ["T-NEXT-1"], entry("e18446744073709551615", None, "a", 1),
+        [{"step": "append", "message": "b", "timestamp": 2}], "id_space_exhausted", 0)
+ops_err("error-stops-sequence", "The first failing step is reported with its index.", ["T-ERR-1", "T-OPS-1"], forked,
+        [{"step": "append", "message": "x", "timestamp": 1}, {"step": "seek", "id": "e6"}, {"step": "seek", "id": "missing"},
+         {"step": "checkpoint", "label": "never"}], "unknown_entry", 2)
+add("tree/ops", "load-error-wins", "A tree that does not load reports its load error, whatever the steps.", ["T-ERR-1"],
+    entry("e1", "e0", "a", 1), [{"op": {"op": "tree_apply", "ops": [{"step": "seek", "id": "x"}]}, "expect": {"error": {"code": "unknown_parent", "line": 1}}}])
+
+
+def write():
+    os.makedirs(ROOT, exist_ok=True)
+    total = 0
+    for group, cases in sorted(FILES.items()):
+        path = os.path.join(os.path.dirname(ROOT), group + ".json")
+        assert len({c["name"] for c in cases}) == len(cases), group
+        text = json.dumps({"cases": cases}, indent=1, ensure_ascii=False) + "\n"
+        with open(path + ".tmp", "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        os.replace(path + ".tmp", path)
+        total += len(cases)
+        print("%-22s %4d cases" % (group + ".json", len(cases)))
+    print("total %d cases" % total)
+
+
+write()
