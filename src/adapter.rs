@@ -84,8 +84,8 @@ fn all_ops() -> Vec<String> {
         "tree_inspect",
         "tree_apply",
     ]
-        .map(String::from)
-        .to_vec()
+    .map(String::from)
+    .to_vec()
 }
 
 /// The built-in reference implementation, in process.

@@ -152,20 +152,21 @@ impl Tree {
                 format!("entry id {:?} is used twice", e.id),
             ));
         }
-        let parent =
-            match &e.parent_id {
-                None => None,
-                Some(p) => match self.index.get(p) {
-                    Some(&pi) => Some(pi),
-                    None => return Err(Error::new(
+        let parent = match &e.parent_id {
+            None => None,
+            Some(p) => match self.index.get(p) {
+                Some(&pi) => Some(pi),
+                None => {
+                    return Err(Error::new(
                         ErrorCode::UnknownParent,
                         format!(
                             "entry {:?} references unknown parent {p:?} (it must appear earlier)",
                             e.id
                         ),
-                    )),
-                },
-            };
+                    ))
+                }
+            },
+        };
         if let Some(n) = id_number(&e.id) {
             self.counter = self.counter.max(n);
         }

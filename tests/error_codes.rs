@@ -311,35 +311,66 @@ mod tree_codes {
 
     #[test]
     fn malformed_entry() {
-        check(&load_err(&format!("{E1}\n\n{{\"id\":\"e2\",\"message\":1,\"timestamp\":1.5}}")), ErrorCode::MalformedEntry, Some(3), None);
+        check(
+            &load_err(&format!(
+                "{E1}\n\n{{\"id\":\"e2\",\"message\":1,\"timestamp\":1.5}}"
+            )),
+            ErrorCode::MalformedEntry,
+            Some(3),
+            None,
+        );
     }
 
     #[test]
     fn duplicate_entry_id() {
-        check(&load_err(&format!("{E1}\n{E1}")), ErrorCode::DuplicateEntryId, Some(2), None);
+        check(
+            &load_err(&format!("{E1}\n{E1}")),
+            ErrorCode::DuplicateEntryId,
+            Some(2),
+            None,
+        );
     }
 
     #[test]
     fn unknown_parent_in_trees() {
         let e = load_err("{\"id\":\"e1\",\"parent_id\":\"e1\",\"message\":0,\"timestamp\":0}");
         check(&e, ErrorCode::UnknownParent, Some(1), None);
-        assert!(e.message.contains("\"e1\""), "names entry and parent: {}", e.message);
+        assert!(
+            e.message.contains("\"e1\""),
+            "names entry and parent: {}",
+            e.message
+        );
     }
 
     #[test]
     fn empty_session() {
-        check(&Tree::new().checkpoint("x").unwrap_err(), ErrorCode::EmptySession, None, None);
+        check(
+            &Tree::new().checkpoint("x").unwrap_err(),
+            ErrorCode::EmptySession,
+            None,
+            None,
+        );
     }
 
     #[test]
     fn unknown_entry() {
-        check(&Tree::load(E1.as_bytes()).unwrap().seek("e2").unwrap_err(), ErrorCode::UnknownEntry, None, None);
+        check(
+            &Tree::load(E1.as_bytes()).unwrap().seek("e2").unwrap_err(),
+            ErrorCode::UnknownEntry,
+            None,
+            None,
+        );
     }
 
     #[test]
     fn unknown_checkpoint() {
         let mut t = Tree::load(E1.as_bytes()).unwrap();
-        check(&t.seek_checkpoint("x").unwrap_err(), ErrorCode::UnknownCheckpoint, None, None);
+        check(
+            &t.seek_checkpoint("x").unwrap_err(),
+            ErrorCode::UnknownCheckpoint,
+            None,
+            None,
+        );
         t.checkpoint("x").unwrap();
         t.seek_checkpoint("x").unwrap();
     }
@@ -353,13 +384,23 @@ mod tree_codes {
         let e = t.append_new(&[], 1).unwrap_err();
         assert_eq!(e.index, Some(0));
         assert_eq!(t.entries().len(), 1, "nothing appended on failure");
-        assert_eq!(t.append_new(&[Value::from("m"), Value::from("n")], 1).unwrap(), 1);
+        assert_eq!(
+            t.append_new(&[Value::from("m"), Value::from("n")], 1)
+                .unwrap(),
+            1
+        );
     }
 
     #[test]
     fn id_space_exhausted() {
-        let mut t = Tree::load(b"{\"id\":\"e18446744073709551615\",\"message\":0,\"timestamp\":0}").unwrap();
+        let mut t = Tree::load(b"{\"id\":\"e18446744073709551615\",\"message\":0,\"timestamp\":0}")
+            .unwrap();
         assert_eq!(t.next_id(), None);
-        check(&t.append(Value::Null, 0).unwrap_err(), ErrorCode::IdSpaceExhausted, None, None);
+        check(
+            &t.append(Value::Null, 0).unwrap_err(),
+            ErrorCode::IdSpaceExhausted,
+            None,
+            None,
+        );
     }
 }
