@@ -105,7 +105,8 @@ pub fn format_float(f: f64) -> String {
         Some(m) => (true, m),
         None => (false, mantissa),
     };
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let mut digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    round_tie_to_even(f, &mut digits, exp);
     let mut s = String::with_capacity(digits.len() + 8);
     if neg {
         s.push('-');
@@ -144,11 +145,95 @@ pub fn format_float(f: f64) -> String {
     s
 }
 
+/// Python's `repr` (David Gay's shortest mode) breaks an exact tie between the two
+/// shortest candidates towards the even last digit; Rust's shortest formatting rounds
+/// the tie up (`1000000000000000.25` is `...0.2` in Python, `...0.3` in Rust). When `f`
+/// is exactly halfway between two candidates of `digits.len()` digits with decimal
+/// exponent `exp`, replace `digits` by the even candidate if it reads back as `f`.
+///
+/// A tie needs the exact decimal expansion of `f` to be one digit longer than the
+/// shortest digits (at most 18 significant digits, ending in 5), which only happens
+/// for `f = m * 2^q` with odd `m` and `-25 <= q < 0`; such expansions fit in `u128`.
+fn round_tie_to_even(f: f64, digits: &mut String, exp: i32) {
+    let Some((exact, exact_exp)) = short_exact_decimal(f) else {
+        return;
+    };
+    let n = digits.len();
+    if exact_exp != exp || exact.len() != n + 1 || !exact.ends_with('5') {
+        return;
+    }
+    let lower = &exact[..n];
+    let even = if (lower.as_bytes()[n - 1] - b'0') % 2 == 0 {
+        lower.to_owned()
+    } else {
+        // The upper candidate; a carry would change the length and is never shortest.
+        match increment_digits(lower) {
+            Some(up) => up,
+            None => return,
+        }
+    };
+    if even == *digits {
+        return;
+    }
+    let candidate = format!("{}.{}e{}", &even[..1], &even[1..], exp);
+    if candidate.parse::<f64>() == Ok(f.abs()) {
+        *digits = even.trim_end_matches('0').to_owned();
+        if digits.is_empty() {
+            digits.push('0');
+        }
+    }
+}
+
+/// The exact decimal digits of `|f|` (no trailing zeros) and its decimal exponent,
+/// when `f = m * 2^q` (odd `m`) has `-25 <= q < 0`: the only doubles whose shortest
+/// spelling can be an exact tie. `None` otherwise.
+fn short_exact_decimal(f: f64) -> Option<(String, i32)> {
+    let bits = f.to_bits() & !(1u64 << 63);
+    let biased = (bits >> 52) as i32;
+    let frac = bits & ((1u64 << 52) - 1);
+    let (mut m, mut q) = if biased == 0 {
+        (frac, -1074)
+    } else {
+        (frac | 1u64 << 52, biased - 1075)
+    };
+    if m == 0 {
+        return None;
+    }
+    let tz = m.trailing_zeros();
+    m >>= tz;
+    q += tz as i32;
+    if !(-25..0).contains(&q) {
+        return None;
+    }
+    // |f| = m * 5^p / 10^p with p = -q; m < 2^53 and 5^25 < 2^59, so this fits.
+    let p = -q;
+    let n = m as u128 * 5u128.pow(p as u32);
+    let s = n.to_string();
+    let exp = s.len() as i32 - 1 - p;
+    Some((s.trim_end_matches('0').to_owned(), exp))
+}
+
+/// `digits + 1` as a decimal string of the same length, or `None` on a carry out.
+fn increment_digits(digits: &str) -> Option<String> {
+    let mut b = digits.as_bytes().to_vec();
+    for d in b.iter_mut().rev() {
+        if *d == b'9' {
+            *d = b'0';
+        } else {
+            *d += 1;
+            return Some(String::from_utf8(b).expect("ASCII digits"));
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     // Expected spellings are Python 3's repr(float), taken from SPEC.md's table.
+    // The tie literals are the doubles' exact values, spelled out to show the tie.
+    #[allow(clippy::excessive_precision)]
     #[test]
     fn python_float_spelling() {
         for (f, want) in [
@@ -165,6 +250,22 @@ mod tests {
             (1.5e-5, "1.5e-05"),
             (9007199254740992.0, "9007199254740992.0"),
             (1.2345678901234567e16, "1.2345678901234568e+16"),
+            // Exact ties between two shortest candidates go to the even digit, as in
+            // Python's repr (Rust's shortest formatting rounds them up).
+            (1000000000000000.25, "1000000000000000.2"),
+            (1000000000000001.25, "1000000000000001.2"),
+            (1000000000000000.75, "1000000000000000.8"),
+            (-989925179521306.25, "-989925179521306.2"),
+            (1166471051748867.75, "1166471051748867.8"),
+            (197550063265347.125, "197550063265347.12"),
+            (272410162204752.875, "272410162204752.88"),
+            (9226008541291.8125, "9226008541291.812"),
+            (16345396569027.9375, "16345396569027.938"),
+            (1946351401608.65625, "1946351401608.6562"),
+            (638342542734.21875, "638342542734.2188"),
+            (115329372978.015625, "115329372978.01562"),
+            (28017157355.4140625, "28017157355.414062"),
+            (2401673305.57421875, "2401673305.5742188"),
         ] {
             assert_eq!(format_float(f), want, "{f:e}");
         }
