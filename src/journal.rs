@@ -7,7 +7,7 @@
 //! JSONL source through the wire, envelope and journal rules in SPEC order and hands
 //! each accepted event to a callback.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::io::BufRead;
 
 use crate::error::{Error, ErrorCode};
@@ -30,7 +30,8 @@ pub struct Checker {
     count: u64,
     session_id: Option<String>,
     run_id: Option<String>,
-    ids: HashSet<String>,
+    /// Every accepted event id, with its sequence.
+    ids: HashMap<String, u64>,
 }
 
 impl Checker {
@@ -45,7 +46,19 @@ impl Checker {
 
     /// Whether `id` names an accepted event.
     pub fn contains_id(&self, id: &str) -> bool {
-        self.ids.contains(id)
+        self.ids.contains_key(id)
+    }
+
+    /// The sequence of the accepted event `id`.
+    pub fn sequence_of(&self, id: &str) -> Option<u64> {
+        self.ids.get(id).copied()
+    }
+
+    /// A checker that continues after `count` events of a journal whose session and
+    /// run are given and whose earlier ids are looked up with `known` (used by replay
+    /// from a checkpoint: the prefix's ids live on disk, not in memory).
+    pub fn resume(count: u64, session_id: String, run_id: String) -> Checker {
+        Checker { count, session_id: Some(session_id), run_id: Some(run_id), ids: HashMap::new() }
     }
 
     /// Check the next event against `R-TYPE-1` and `J-SEQ-1` .. `J-PARENT-1`, in that
@@ -94,7 +107,7 @@ impl Checker {
             _ => {}
         }
         // J-ID-1
-        if self.ids.contains(&ev.event_id) {
+        if self.ids.contains_key(&ev.event_id) {
             return Err(locate(Error::new(
                 ErrorCode::DuplicateEventId,
                 format!("event_id {:?} was used by an earlier event", ev.event_id),
@@ -102,7 +115,7 @@ impl Checker {
         }
         // J-PARENT-1: the parent must be an EARLIER event (not itself, not later).
         if let Some(parent) = &ev.parent_event_id {
-            if !self.ids.contains(parent) {
+            if !self.ids.contains_key(parent) {
                 let why = if *parent == ev.event_id {
                     "names the event itself"
                 } else {
@@ -118,7 +131,7 @@ impl Checker {
             self.session_id = Some(ev.session_id.clone());
             self.run_id = Some(ev.run_id.clone());
         }
-        self.ids.insert(ev.event_id.clone());
+        self.ids.insert(ev.event_id.clone(), self.count);
         self.count += 1;
         Ok(())
     }

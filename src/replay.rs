@@ -93,7 +93,8 @@ pub fn check_payload(ev: &Event) -> Result<(), Error> {
 pub struct Reducer {
     session_id: String,
     run_id: String,
-    applied: Vec<u64>,
+    /// Applied sequences are always `0..applied` (J-SEQ-1), so only the count is kept.
+    applied: u64,
     users: Vec<String>,
     assistants: Vec<String>,
     tools: Vec<Value>,
@@ -108,7 +109,7 @@ impl Reducer {
 
     /// Apply one event (`R-USER-1` .. `R-STOP-1`, `R-FP-1`).
     pub fn apply(&mut self, ev: &Event) {
-        if self.applied.is_empty() {
+        if self.applied == 0 {
             self.session_id = ev.session_id.clone();
             self.run_id = ev.run_id.clone();
         }
@@ -133,13 +134,13 @@ impl Reducer {
             "session.stop" => self.stop_reason = Some(text("reason", "unknown")),
             _ => {}
         }
-        self.applied.push(self.applied.len() as u64);
+        self.applied += 1;
         self.fingerprint.push(&ev.value);
     }
 
     /// Number of events applied.
     pub fn applied(&self) -> u64 {
-        self.applied.len() as u64
+        self.applied
     }
 
     /// The projection of the events applied so far.
@@ -147,7 +148,7 @@ impl Reducer {
         ReplayState {
             session_id: self.session_id.clone(),
             run_id: self.run_id.clone(),
-            applied_sequences: self.applied.clone(),
+            applied_sequences: (0..self.applied).collect(),
             user_messages: self.users.clone(),
             assistant_messages: self.assistants.clone(),
             tool_results: self.tools.clone(),
@@ -161,13 +162,45 @@ impl Reducer {
         ReplayState {
             session_id: self.session_id,
             run_id: self.run_id,
-            applied_sequences: self.applied,
+            applied_sequences: (0..self.applied).collect(),
             user_messages: self.users,
             assistant_messages: self.assistants,
             tool_results: self.tools,
             stop_reason: self.stop_reason,
             fingerprint,
         }
+    }
+}
+
+impl Reducer {
+    /// The reducer's complete state for a checkpoint (`K-RECORD-1`): the projection
+    /// and the resumable hash state of the fingerprint.
+    pub fn snapshot(&self) -> (ReplayState, crate::fingerprint::Sha256State) {
+        (self.state(), self.fingerprint.state().0.clone())
+    }
+
+    /// Rebuild a reducer from a checkpoint's projection and hash state. `None` when
+    /// the projection is not a well-formed ReplayState.
+    pub fn restore(projection: &Value, hash: crate::fingerprint::Sha256State) -> Option<Reducer> {
+        let strings = |k: &str| -> Option<Vec<String>> {
+            projection.get(k)?.as_array()?.iter().map(|v| v.as_str().map(str::to_owned)).collect()
+        };
+        let applied = projection.get("applied_sequences")?.as_array()?.len() as u64;
+        let stop_reason = match projection.get("stop_reason")? {
+            Value::Null => None,
+            Value::String(s) => Some(s.clone()),
+            _ => return None,
+        };
+        Some(Reducer {
+            session_id: projection.get("session_id")?.as_str()?.to_owned(),
+            run_id: projection.get("run_id")?.as_str()?.to_owned(),
+            applied,
+            users: strings("user_messages")?,
+            assistants: strings("assistant_messages")?,
+            tools: projection.get("tool_results")?.as_array()?.to_vec(),
+            stop_reason,
+            fingerprint: Fingerprinter::resume(hash, applied),
+        })
     }
 }
 
