@@ -359,7 +359,27 @@ _TEN = Fraction(10)
 def _shortest_decimal(a):
     """C-NUM-5 step 2 for a finite a > 0: return (digits, e) with digits the
     shortest round-tripping digit string (no trailing zeros), nearest to the
-    exact value among equally short ones, and a == d1.d2...dn x 10^e."""
+    exact value among equally short ones, and a == d1.d2...dn x 10^e.
+
+    Fast path: '%.*e' gives the correctly rounded p-digit decimal (ties to
+    even).  The first p at which it round-trips is the answer whenever the
+    rounding interval of `a` is symmetric: then no farther p-digit decimal
+    can round-trip while the nearest does not.  The interval is asymmetric
+    only for exact powers of two (mantissa 0.5), which take the exact path.
+    """
+    if math.frexp(a)[0] == 0.5:
+        return _shortest_decimal_exact(a)
+    for p in range(1, 18):
+        text = "%.*e" % (p - 1, a)
+        if float(text) == a:
+            mant, exp = text.split("e")
+            digits = mant.replace(".", "").rstrip("0")
+            return digits, int(exp)
+    raise AssertionError("no round-tripping decimal for %r" % a)  # unreachable
+
+
+def _shortest_decimal_exact(a):
+    """_shortest_decimal by exact rational arithmetic, any finite a > 0."""
     x = Fraction(a)
     e10 = int(math.floor(math.log10(a)))
     while _TEN ** e10 > x:
@@ -377,7 +397,10 @@ def _shortest_decimal(a):
         for cand in (lo, lo + 1):
             if float("%de%d" % (cand, k)) == a:
                 dist = abs(cand * scale - x)
-                if best is None or dist < best[0]:
+                # Nearest wins.  An exact tie (x halfway between two
+                # round-tripping candidates, e.g. 1234567890123456.75) is not
+                # decided by SPEC.md; repr (and Ryu) take the even last digit.
+                if best is None or dist < best[0] or (dist == best[0] and cand % 2 == 0):
                     best = (dist, cand)
         if best is not None:
             digits = str(best[1])
