@@ -139,6 +139,8 @@ def _check_wire_line(raw, lineno):
 # ---------------------------------------------------------------------------
 
 _WS = re.compile(rb"[ \t\n\r]*")
+_WS_BYTES = frozenset(b" \t\n\r")
+_SIMPLE_STR = re.compile(rb'"([^"\\\x00-\x1f]*)"')
 _NUM = re.compile(rb"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 _STR_RUN = re.compile(rb'[^"\\\x00-\x1f]*')
 _HEX4 = re.compile(rb"[0-9a-fA-F]{4}")
@@ -151,6 +153,9 @@ _SIMPLE_ESC = {
 
 def _parse_string(buf, pos, n):
     """Parse the string whose opening quote is at pos; return (str, end)."""
+    m = _SIMPLE_STR.match(buf, pos)
+    if m is not None:  # fast path: no escapes, no control characters
+        return m.group(1).decode("utf-8"), m.end()
     pos += 1
     parts = []
     while True:
@@ -227,10 +232,14 @@ def _parse_key(buf, pos, n, container):
     if key in container:
         # C-KEY-2: located at the second occurrence (its opening quote).
         raise _ParseError("duplicate_key", key_pos, "duplicate key %r" % key)
-    pos = _WS.match(buf, pos).end()
+    if pos < n and buf[pos] in _WS_BYTES:
+        pos = _WS.match(buf, pos).end()
     if pos >= n or buf[pos] != 0x3A:
         raise _ParseError("invalid_json", pos, "expected ':'")
-    return key, _WS.match(buf, pos + 1).end()
+    pos += 1
+    if pos < n and buf[pos] in _WS_BYTES:
+        pos = _WS.match(buf, pos).end()
+    return key, pos
 
 
 def parse_json(buf):
@@ -290,12 +299,15 @@ def parse_json(buf):
                 container[frame[2]] = value
             else:
                 container.append(value)
-            pos = _WS.match(buf, pos).end()
+            if pos < n and buf[pos] in _WS_BYTES:
+                pos = _WS.match(buf, pos).end()
             if pos >= n:
                 raise _ParseError("invalid_json", pos, "unexpected end of input")
             c = buf[pos]
             if c == 0x2C:
-                pos = _WS.match(buf, pos + 1).end()
+                pos += 1
+                if pos < n and buf[pos] in _WS_BYTES:
+                    pos = _WS.match(buf, pos).end()
                 if is_obj:
                     frame[2], pos = _parse_key(buf, pos, n, container)
                 break  # parse the next member/element
