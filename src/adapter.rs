@@ -726,7 +726,7 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()>
                 write(Value::object([(
                     "error",
                     Value::object([
-                        ("code", Value::from("protocol_error")),
+                        ("code", Value::from("invalid_request")),
                         ("message", Value::from(e.to_string())),
                     ]),
                 )]))?;
@@ -794,7 +794,7 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()>
                         (
                             "error",
                             Value::object([
-                                ("code", Value::from("protocol_error")),
+                                ("code", Value::from("invalid_request")),
                                 ("message", Value::from("malformed run request")),
                             ]),
                         ),
@@ -807,7 +807,7 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()>
                 (
                     "error",
                     Value::object([
-                        ("code", Value::from("protocol_error")),
+                        ("code", Value::from("invalid_request")),
                         ("message", Value::from("unknown cmd")),
                     ]),
                 ),

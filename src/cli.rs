@@ -69,7 +69,8 @@ pub enum Command {
         file: PathBuf,
         #[arg(long, allow_negative_numbers = true)]
         at: i64,
-        #[arg(long)]
+        /// The branch id (`--branch-id` is accepted too, as in one-shot adapters).
+        #[arg(long, visible_alias = "branch-id")]
         id: String,
         #[arg(long, default_value = "core")]
         profile: Profile,

@@ -416,7 +416,9 @@ impl<'a> Parser<'a> {
                                 if self.s[self.pos..].starts_with(b"\\u") {
                                     let save = self.pos;
                                     self.pos += 2;
-                                    let lo = self.hex4()?;
+                                    // C-STR-3: anything but a complete low-surrogate
+                                    // escape (a malformed one included) leaves it lone.
+                                    let lo = self.hex4().unwrap_or(0);
                                     if (0xDC00..0xE000).contains(&lo) {
                                         0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
                                     } else {

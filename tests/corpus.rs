@@ -90,6 +90,8 @@ fn embedded_corpus_equals_the_directory() {
 /// exercised by the Rust tests of those parts rather than by vectors.
 const NOT_VECTOR_RULES: &[&str] = &[
     "X-EXIT-1",
+    "A-REQ-1",
+    "G-2",
     "X-STDIN-1",
     "X-JSON-1",
     "V-FILE-1",
