@@ -83,6 +83,7 @@ fn all_ops() -> Vec<String> {
         "canonical",
         "tree_inspect",
         "tree_apply",
+        "store_apply",
     ]
     .map(String::from)
     .to_vec()
@@ -607,6 +608,10 @@ pub fn oneshot_args(op: &Operation, profile: Profile) -> Vec<String> {
         Operation::TreeApply { steps } => {
             let ops = Value::Array(steps.iter().map(|s| s.to_json()).collect());
             a.extend(["--ops".into(), crate::canonical::to_string(&ops)]);
+        }
+        Operation::StoreApply { steps } => {
+            let ops = Value::Array(steps.iter().map(|s| s.to_json()).collect());
+            a.extend(["--steps".into(), crate::canonical::to_string(&ops)]);
         }
         Operation::Branch { at, branch_id } => {
             a.extend([

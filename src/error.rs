@@ -64,6 +64,10 @@ pub enum ErrorCode {
     HistoryDiverged,
     /// `T-NEXT-1`: the id counter cannot grow.
     IdSpaceExhausted,
+    /// `S-DUP-1`: an event id arrives again with different content.
+    ConflictingDuplicate,
+    /// `S-WRITER-1`: another writer holds the journal.
+    Locked,
 }
 
 impl ErrorCode {
@@ -95,6 +99,8 @@ impl ErrorCode {
         ErrorCode::UnknownCheckpoint,
         ErrorCode::HistoryDiverged,
         ErrorCode::IdSpaceExhausted,
+        ErrorCode::ConflictingDuplicate,
+        ErrorCode::Locked,
     ];
 
     /// The stable string of SPEC.md.
@@ -126,6 +132,8 @@ impl ErrorCode {
             ErrorCode::UnknownCheckpoint => "unknown_checkpoint",
             ErrorCode::HistoryDiverged => "history_diverged",
             ErrorCode::IdSpaceExhausted => "id_space_exhausted",
+            ErrorCode::ConflictingDuplicate => "conflicting_duplicate",
+            ErrorCode::Locked => "locked",
         }
     }
 

@@ -21,6 +21,7 @@
 //! | [`branch`] | branch records |
 //! | [`ops`] | operations as data and their reference execution |
 //! | [`tree`] | session trees (the second seed's format) |
+//! | [`store`] | durable appends, recovery, checkpoints |
 //! | [`golden`] | the golden traces and their expected outputs |
 //! | [`cli`] | the command-line interface |
 //!
@@ -47,6 +48,7 @@ pub mod ops;
 pub mod profile;
 pub mod replay;
 pub mod runner;
+pub mod store;
 pub mod tree;
 pub mod vectors;
 pub mod wire;
