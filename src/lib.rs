@@ -21,6 +21,7 @@
 //! | [`branch`] | branch records |
 //! | [`ops`] | operations as data and their reference execution |
 //! | [`golden`] | the golden traces and their expected outputs |
+//! | [`generate`] | generators of valid and malformed journals, strategies, `generate` |
 //! | [`cli`] | the command-line interface |
 //!
 //! ```
@@ -37,6 +38,7 @@ pub mod cli;
 pub mod error;
 pub mod event;
 pub mod fingerprint;
+pub mod generate;
 pub mod golden;
 pub mod journal;
 pub mod json;
