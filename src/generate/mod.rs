@@ -15,12 +15,14 @@
 //! | [`writer`] | the exact-bytes writer (key order, whitespace, escapes, numbers) |
 //! | [`valid`] | recipe to [`GeneratedJournal`] with its expected projection |
 //! | [`malformed`] | [`Defect`], [`MalformedRecipe`] to [`MalformedJournal`] and its [`Expected`] label |
+//! | [`strategies`] | proptest strategies over recipes |
 //! | [`arbitrary_impls`] | `arbitrary` impls over the same recipes |
 //!
 
 pub mod arbitrary_impls;
 pub mod malformed;
 pub mod recipe;
+pub mod strategies;
 pub mod valid;
 pub mod values;
 pub mod writer;
@@ -30,5 +32,9 @@ pub use malformed::{Defect, DefectRecipe, Expected, MalformedJournal, MalformedR
 pub use recipe::{
     GenConfig, JournalRecipe, JsonRecipe, ParentShape, Richness, TypeWeights, UnitKind, UnitRecipe,
     UnitTag, WriteStyle,
+};
+pub use strategies::{
+    any_malformed_journal, combined_malformed_journal, journal_recipe, malformed_journal,
+    valid_journal,
 };
 pub use valid::{Effect, GeneratedJournal, StreamInfo};
