@@ -80,6 +80,8 @@ pub enum Command {
         #[arg(long)]
         sha256: bool,
     },
+    /// Write generated journals (valid or with a defect) and their vector sidecars.
+    Generate(crate::generate::cli::GenerateArgs),
     /// The golden traces shipped with the kit.
     Golden {
         #[command(subcommand)]
@@ -276,6 +278,20 @@ pub fn run(cli: Cli) -> i32 {
                 Err(e) => report(&name, ReadError::Invalid(e)),
             }
         }
+        Command::Generate(args) => match crate::generate::cli::run(&args) {
+            Ok(summary) => {
+                eprintln!(
+                    "generate: wrote {} journals with sidecars to {}",
+                    summary.files.len(),
+                    args.out.display()
+                );
+                EXIT_OK
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                EXIT_USAGE
+            }
+        },
         Command::Golden {
             action: GoldenAction::Verify,
         } => match golden::verify() {

@@ -17,14 +17,18 @@
 //! | [`malformed`] | [`Defect`], [`MalformedRecipe`] to [`MalformedJournal`] and its [`Expected`] label |
 //! | [`strategies`] | proptest strategies over recipes |
 //! | [`arbitrary_impls`] | `arbitrary` impls over the same recipes |
+//! | [`vector`] | generated journals as vector-format cases |
+//! | [`cli`] | `journal-conformance generate` |
 //!
 
 pub mod arbitrary_impls;
+pub mod cli;
 pub mod malformed;
 pub mod recipe;
 pub mod strategies;
 pub mod valid;
 pub mod values;
+pub mod vector;
 pub mod writer;
 
 pub use arbitrary_impls::{journal_from_bytes, malformed_from_bytes};
