@@ -541,9 +541,6 @@ impl Builder<'_> {
             [self.recipe.envelope as usize % 4];
         let secs = i % 86_400;
         let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
-        if flavor % 53 == 52 {
-            return format!("{date}T23:59:60Z");
-        }
         let (t, suffix) = match flavor % 8 {
             3 => ('t', "z"),
             4 => ('T', "+00:00"),
