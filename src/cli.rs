@@ -136,6 +136,8 @@ pub enum Command {
         #[command(subcommand)]
         action: TreeAction,
     },
+    /// Write generated journals (valid or with a defect) and their vector sidecars.
+    Generate(crate::generate::cli::GenerateArgs),
     /// The golden traces shipped with the kit.
     Golden {
         #[command(subcommand)]
@@ -485,6 +487,20 @@ pub fn run(cli: Cli) -> i32 {
             EXIT_OK
         }
         Command::Tree { action } => run_tree(action),
+        Command::Generate(args) => match crate::generate::cli::run(&args) {
+            Ok(summary) => {
+                eprintln!(
+                    "generate: wrote {} journals with sidecars to {}",
+                    summary.files.len(),
+                    args.out.display()
+                );
+                EXIT_OK
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                EXIT_USAGE
+            }
+        },
         Command::Golden {
             action: GoldenAction::Verify,
         } => match golden::verify() {

@@ -23,6 +23,7 @@
 //! | [`tree`] | session trees (the second seed's format) |
 //! | [`store`] | durable appends, recovery, checkpoints |
 //! | [`golden`] | the golden traces and their expected outputs |
+//! | [`generate`] | generators of valid and malformed journals, strategies, `generate` |
 //! | [`cli`] | the command-line interface |
 //!
 //! ```
@@ -41,6 +42,7 @@ pub mod error;
 pub mod event;
 pub mod fingerprint;
 pub mod fsutil;
+pub mod generate;
 pub mod golden;
 pub mod journal;
 pub mod json;
