@@ -1436,7 +1436,11 @@ fn duplicate_key(v: &mut Value, raws: &mut Vec<(String, Vec<u8>)>, w: u32) -> St
         (0, Value::Object(m)) if !m.is_empty() => {
             let i = (w / 4) as usize % m.len();
             let (k, old) = m[i].clone();
-            let new = if (w / 4).is_multiple_of(2) { old } else { Value::Null };
+            let new = if (w / 4).is_multiple_of(2) {
+                old
+            } else {
+                Value::Null
+            };
             m.push((k.clone(), new));
             format!("top-level key {k:?} twice")
         }
