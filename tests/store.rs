@@ -200,7 +200,8 @@ fn checkpoints_that_do_not_fit_are_ignored() {
     let original = std::fs::read_to_string(&ck).unwrap();
     let index = dir.join("j.ck.json.ids");
     let original_index = std::fs::read(&index).unwrap();
-    let corruptions: Vec<(&str, Box<dyn Fn()>)> = vec![
+    type Corruption<'a> = (&'a str, Box<dyn Fn() + 'a>);
+    let corruptions: Vec<Corruption> = vec![
         ("not JSON", Box::new(|| std::fs::write(&ck, "{").unwrap())),
         (
             "reducer version",
