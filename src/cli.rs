@@ -171,6 +171,16 @@ pub struct TestArgs {
     /// Write a JSON-lines report here (header, one line per case, footer).
     #[arg(long)]
     pub report: Option<PathBuf>,
+    /// After the vectors, compare this many generated journals with the reference
+    /// (default: 256 with --adapter, 0 without); a disagreement is shrunk.
+    #[arg(long)]
+    pub properties: Option<u32>,
+    /// Seed for the generated journals (same seed, same journals).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write shrunk counterexamples here as vector files.
+    #[arg(long)]
+    pub counterexamples: Option<PathBuf>,
     #[command(flatten)]
     pub harness: libtest_mimic::Arguments,
 }
@@ -450,6 +460,7 @@ pub fn run(cli: Cli) -> i32 {
                 eprintln!("error: --timeout must be a positive number of seconds");
                 return EXIT_USAGE;
             }
+            let default_properties = if t.adapter.is_some() { 256 } else { 0 };
             let opts = crate::runner::Options {
                 adapter: t.adapter,
                 one_shot: t.one_shot,
@@ -459,6 +470,9 @@ pub fn run(cli: Cli) -> i32 {
                 timeout: std::time::Duration::from_secs_f64(t.timeout),
                 junit: t.junit,
                 report: t.report,
+                properties: t.properties.unwrap_or(default_properties),
+                seed: t.seed,
+                counterexamples: t.counterexamples,
             };
             crate::runner::run(opts, t.harness)
         }

@@ -24,6 +24,11 @@
 //! | [`store`] | durable appends, recovery, checkpoints |
 //! | [`golden`] | the golden traces and their expected outputs |
 //! | [`generate`] | generators of valid and malformed journals, strategies, `generate` |
+//! | [`vectors`] | the conformance vector format and the embedded corpus |
+//! | [`adapter`] | the adapter protocol: reference, persistent and one-shot adapters, `serve` |
+//! | [`runner`] | running the corpus against an implementation, reports, summaries |
+//! | [`differential`] | property-based differential testing, shrunk counterexamples as vectors |
+//! | [`fsutil`] | atomic file writes |
 //! | [`cli`] | the command-line interface |
 //!
 //! ```
@@ -38,6 +43,7 @@ pub mod adapter;
 pub mod branch;
 pub mod canonical;
 pub mod cli;
+pub mod differential;
 pub mod error;
 pub mod event;
 pub mod fingerprint;

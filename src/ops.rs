@@ -69,7 +69,14 @@ impl Operation {
                     Value::Array(steps.iter().map(|s| s.to_json()).collect()),
                 ));
             }
-            _ => {}
+            Operation::StoreApply { steps } => {
+                m.push((
+                    "steps".into(),
+                    Value::Array(steps.iter().map(|s| s.to_json()).collect()),
+                ));
+            }
+            // Listed one by one so a new operation cannot be forgotten here.
+            Operation::Validate | Operation::Canonical | Operation::TreeInspect => {}
         }
         Value::Object(m)
     }

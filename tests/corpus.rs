@@ -176,3 +176,13 @@ fn vector_files_are_strict() {
         assert!(vectors::parse_file(&bad, "g", &read).is_err(), "accepted: {why}");
     }
 }
+
+#[test]
+fn operations_round_trip_through_json() {
+    for c in load_corpus(None).unwrap() {
+        for ch in &c.checks {
+            let back = journal_conformance::ops::Operation::from_json(&ch.op.to_json()).unwrap();
+            assert_eq!(back, ch.op, "{}", c.id);
+        }
+    }
+}
