@@ -33,12 +33,19 @@ impl Linear {
         out
     }
     fn children(&self, id: &str) -> Vec<&str> {
-        self.entries.iter().filter(|e| e.1.as_deref() == Some(id)).map(|e| e.0.as_str()).collect()
+        self.entries
+            .iter()
+            .filter(|e| e.1.as_deref() == Some(id))
+            .map(|e| e.0.as_str())
+            .collect()
     }
 }
 
 fn main() {
-    let n: usize = std::env::var("JC_TREE_ENTRIES").ok().and_then(|s| s.parse().ok()).unwrap_or(100_000);
+    let n: usize = std::env::var("JC_TREE_ENTRIES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(100_000);
     // A bushy tree: each entry's parent is one of the previous 64 (depth ~ n/32).
     let mut x: u64 = 0x9E3779B97F4A7C15;
     let mut rnd = || {
@@ -50,7 +57,11 @@ fn main() {
     let mut text = String::new();
     let mut parents = Vec::with_capacity(n);
     for i in 0..n {
-        let parent = if i == 0 { None } else { Some(i - 1 - (rnd() as usize % i.min(64))) };
+        let parent = if i == 0 {
+            None
+        } else {
+            Some(i - 1 - (rnd() as usize % i.min(64)))
+        };
         parents.push(parent);
         let p = parent.map_or("null".to_owned(), |p| format!("\"e{}\"", p + 1));
         text.push_str(&format!("{{\"id\":\"e{}\",\"parent_id\":{p},\"message\":{{\"text\":\"m{i}\"}},\"timestamp\":{i}}}\n", i + 1));
@@ -59,10 +70,19 @@ fn main() {
     let mut tree = Tree::load(text.as_bytes()).unwrap();
     let load = t.elapsed();
     let mut lin = Linear {
-        entries: (0..n).map(|i| (format!("e{}", i + 1), parents[i].map(|p| format!("e{}", p + 1)))).collect(),
+        entries: (0..n)
+            .map(|i| {
+                (
+                    format!("e{}", i + 1),
+                    parents[i].map(|p| format!("e{}", p + 1)),
+                )
+            })
+            .collect(),
         head: Some(format!("e{n}")),
     };
-    let targets: Vec<String> = (0..200).map(|_| format!("e{}", 1 + rnd() as usize % n)).collect();
+    let targets: Vec<String> = (0..200)
+        .map(|_| format!("e{}", 1 + rnd() as usize % n))
+        .collect();
 
     let t = Instant::now();
     let mut depth = 0;
@@ -89,9 +109,28 @@ fn main() {
     }
     assert_eq!(check, depth2, "both designs must agree");
     let _ = tree.append(Value::Null, 0).unwrap();
-    println!("session tree, {n} entries, {} seek+path_ids+children lookups (mean path {} entries)", targets.len(), depth / targets.len());
-    println!("  load (parse + index)      {:>10.1} ms", load.as_secs_f64() * 1e3);
-    println!("  indexed (reference)       {:>10.3} ms  {:>10.1} µs/lookup", indexed.as_secs_f64() * 1e3, indexed.as_secs_f64() * 1e6 / targets.len() as f64);
-    println!("  linear scan (seed design) {:>10.3} ms (scaled from {} lookups)  {:>10.1} µs/lookup", linear.as_secs_f64() * 1e3, few.len(), linear.as_secs_f64() * 1e6 / targets.len() as f64);
-    println!("  speed-up                  {:>10.0}x", linear.as_secs_f64() / indexed.as_secs_f64());
+    println!(
+        "session tree, {n} entries, {} seek+path_ids+children lookups (mean path {} entries)",
+        targets.len(),
+        depth / targets.len()
+    );
+    println!(
+        "  load (parse + index)      {:>10.1} ms",
+        load.as_secs_f64() * 1e3
+    );
+    println!(
+        "  indexed (reference)       {:>10.3} ms  {:>10.1} µs/lookup",
+        indexed.as_secs_f64() * 1e3,
+        indexed.as_secs_f64() * 1e6 / targets.len() as f64
+    );
+    println!(
+        "  linear scan (seed design) {:>10.3} ms (scaled from {} lookups)  {:>10.1} µs/lookup",
+        linear.as_secs_f64() * 1e3,
+        few.len(),
+        linear.as_secs_f64() * 1e6 / targets.len() as f64
+    );
+    println!(
+        "  speed-up                  {:>10.0}x",
+        linear.as_secs_f64() / indexed.as_secs_f64()
+    );
 }

@@ -158,6 +158,27 @@ impl Value {
     }
 }
 
+/// The nesting depth of a value: 0 for a scalar, 1 for a container of scalars
+/// (iterative, so deep values cannot overflow the stack).
+pub fn depth(v: &Value) -> usize {
+    let mut max = 0;
+    let mut stack = vec![(v, 0usize)];
+    while let Some((v, d)) = stack.pop() {
+        match v {
+            Value::Array(items) => {
+                max = max.max(d + 1);
+                stack.extend(items.iter().map(|x| (x, d + 1)));
+            }
+            Value::Object(members) => {
+                max = max.max(d + 1);
+                stack.extend(members.iter().map(|(_, x)| (x, d + 1)));
+            }
+            _ => max = max.max(d),
+        }
+    }
+    max
+}
+
 /// Parse one complete JSON text (optional surrounding JSON whitespace) into a [`Value`].
 ///
 /// Errors carry the code and a 1-based byte column; the caller adds the line.
