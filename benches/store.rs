@@ -12,26 +12,28 @@ use journal_conformance::event::Profile;
 use journal_conformance::replay;
 use journal_conformance::store::{self, CheckpointUse, Store};
 
+/// Event `i` of an agent session made of 16-event turns: a user message, a model
+/// request, twelve streaming deltas ending in one final, a tool request and its
+/// result. Three events in sixteen contribute to the projection, as in real sessions
+/// where deltas and requests dominate. Envelopes carry Trace-0.1-like metadata.
 fn event(i: u64) -> String {
     let parent = if i == 0 {
         String::new()
     } else {
         format!(",\"parent_event_id\":\"e{}\"", i - 1)
     };
-    let (ty, payload) = match i % 4 {
-        0 => (
-            "user.message",
-            format!("{{\"content\":\"question {i} about the build\"}}"),
-        ),
-        1 => ("model.request", "{\"turn\":1}".to_owned()),
-        2 => (
-            "tool.result",
-            format!("{{\"tool\":\"ls\",\"output\":[\"a{i}.rs\",\"b.rs\"],\"ok\":true}}"),
-        ),
-        _ => ("model.response", format!("{{\"content\":\"answer {i}\"}}")),
+    let k = i % 16;
+    let turn = i / 16;
+    let (ty, payload) = match k {
+        0 => ("user.message", format!("{{\"content\":\"Please look at module {turn} and fix the failing test.\"}}")),
+        1 => ("model.request", format!("{{\"turn\":{turn},\"message_count\":{},\"tools\":[\"read\",\"edit\",\"bash\"]}}", 2 * turn + 1)),
+        2..=12 => ("model.response", format!("{{\"turn\":{turn},\"delta\":\"chunk {k} \",\"accumulated\":\"...chunk {k} \",\"final\":false}}")),
+        13 => ("model.response", format!("{{\"turn\":{turn},\"delta\":\"done.\",\"accumulated\":\"I read module {turn}; the assertion was off by one. done.\",\"final\":true}}")),
+        14 => ("tool.request", format!("{{\"tool\":\"bash\",\"arguments\":\"{{\\\"cmd\\\":\\\"cargo test -p m{turn}\\\"}}\"}}")),
+        _ => ("tool.result", format!("{{\"tool\":\"bash\",\"exit\":0,\"stdout\":\"test result: ok. 12 passed; 0 failed (module {turn})\"}}")),
     };
     format!(
-        "{{\"event_id\":\"e{i}\",\"session_id\":\"bench\",\"sequence\":{i},\"type\":\"{ty}\",\"payload\":{payload},\"provenance\":{{\"run_id\":\"r\"}}{parent}}}"
+        "{{\"event_id\":\"e{i}\",\"session_id\":\"bench\",\"sequence\":{i},\"timestamp\":\"2026-11-30T20:00:00Z\",\"type\":\"{ty}\",\"actor\":{{\"kind\":\"harness\",\"id\":\"agent\"}},\"payload\":{payload},\"provenance\":{{\"run_id\":\"r\",\"agent_id\":\"bench-agent\",\"model\":\"m\"}}{parent}}}"
     )
 }
 

@@ -591,13 +591,8 @@ impl Checkpoint {
             return Err("id_index count differs from event_count".into());
         }
         let projection = v.get("projection").unwrap().clone();
-        if projection
-            .get("applied_sequences")
-            .and_then(Value::as_array)
-            .map(|a| a.len() as u64)
-            != Some(event_count)
-        {
-            return Err("projection does not cover event_count events".into());
+        if projection.get("applied_sequences").is_some() {
+            return Err("projection must not carry applied_sequences".into());
         }
         Ok(Checkpoint {
             event_count,
@@ -640,12 +635,16 @@ fn write_checkpoint(ck: &Path, st: &State) -> io::Result<Checkpoint> {
     );
     fsutil::write_atomic(&index_path(ck, &index_file), &index_bytes)?;
     let (projection, hash_state) = st.reducer.snapshot();
+    let mut projection_json = projection.to_json();
+    if let Value::Object(m) = &mut projection_json {
+        m.retain(|(k, _)| k != "applied_sequences");
+    }
     let c = Checkpoint {
         event_count: n,
         source_event_id: st.last_event_id.clone().unwrap_or_default(),
         source_offset: st.end,
         source_fingerprint: projection.fingerprint.clone(),
-        projection: projection.to_json(),
+        projection: projection_json,
         hash_state,
         index_file,
         index_sha256: crate::fingerprint::sha256_hex(&index_bytes),
@@ -790,8 +789,8 @@ pub fn replay_from_checkpoint(
         let v = json::parse_bytes(&text).map_err(|e| format!("checkpoint does not parse: {e}"))?;
         let c = Checkpoint::from_json(&v)?;
         let index = validate_checkpoint(path, &c, ck, profile)?;
-        let reducer =
-            Reducer::restore(&c.projection, c.hash_state.clone()).ok_or("bad projection")?;
+        let reducer = Reducer::restore(&c.projection, c.event_count, c.hash_state.clone())
+            .ok_or("bad projection")?;
         Ok((c, index, reducer))
     })();
     let (c, index, mut reducer) = match attempt {
