@@ -135,6 +135,33 @@ impl Implementation for Reference {
     }
 }
 
+/// The `run` request of A-RUN-1, exactly as the runner sends it.
+pub fn run_request(id: i64, op: &Operation, profile: Profile, input: &[u8]) -> Value {
+    Value::object([
+        ("cmd", Value::from("run")),
+        ("id", Value::from_i64(id)),
+        ("op", op.to_json()),
+        ("profile", Value::from(profile.as_str())),
+        (
+            "input_base64",
+            Value::from(base64::engine::general_purpose::STANDARD.encode(input)),
+        ),
+    ])
+}
+
+/// The `start` request of A-START-1.
+pub fn start_request() -> Value {
+    Value::object([
+        ("cmd", Value::from("start")),
+        ("protocol", Value::from_i64(PROTOCOL)),
+    ])
+}
+
+/// The `stop` request of A-STOP-1.
+pub fn stop_request() -> Value {
+    Value::object([("cmd", Value::from("stop"))])
+}
+
 /// Parse an error object (O-ERR-1) from an adapter.
 fn answer_error(e: &Value) -> Result<Answer, String> {
     let code = e
@@ -483,10 +510,7 @@ impl Persistent {
         let (proc_, tail) = Process::spawn(&self.argv, &[])?;
         self.tail = tail;
         self.starts += 1;
-        proc_.send(&Value::object([
-            ("cmd", Value::from("start")),
-            ("protocol", Value::from_i64(PROTOCOL)),
-        ]));
+        proc_.send(&start_request());
         // Starting an interpreter can take longer than one check may: the handshake
         // gets at least HANDSHAKE_TIMEOUT.
         let hs = proc_
@@ -501,7 +525,7 @@ impl Persistent {
     /// Send `stop` and let the adapter exit (killed after 2 s).
     pub fn stop(&mut self) {
         if let Some(mut p) = self.proc_.take() {
-            p.send(&Value::object([("cmd", Value::from("stop"))]));
+            p.send(&stop_request());
             p.finish(Duration::from_secs(2));
         }
     }
@@ -536,16 +560,7 @@ impl Implementation for Persistent {
         self.next_id += 1;
         let id = self.next_id;
         let p = self.proc_.as_ref().unwrap();
-        p.send(&Value::object([
-            ("cmd", Value::from("run")),
-            ("id", Value::from_i64(id)),
-            ("op", op.to_json()),
-            ("profile", Value::from(profile.as_str())),
-            (
-                "input_base64",
-                Value::from(base64::engine::general_purpose::STANDARD.encode(input)),
-            ),
-        ]));
+        p.send(&run_request(id, op, profile, input));
         let v = match p.recv(self.timeout).and_then(|l| parse_reply_line(&l)) {
             Ok(v) => v,
             Err(e) => return self.fault(e),
@@ -728,13 +743,16 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()>
         let msg = match json::parse_bytes(bytes) {
             Ok(v) => v,
             Err(e) => {
-                write(Value::object([(
-                    "error",
-                    Value::object([
-                        ("code", Value::from("invalid_request")),
-                        ("message", Value::from(e.to_string())),
-                    ]),
-                )]))?;
+                write(Value::object([
+                    ("id", Value::Null),
+                    (
+                        "error",
+                        Value::object([
+                            ("code", Value::from("invalid_request")),
+                            ("message", Value::from(e.to_string())),
+                        ]),
+                    ),
+                ]))?;
                 continue;
             }
         };
@@ -770,7 +788,17 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()>
                     .get("input_base64")
                     .and_then(Value::as_str)
                     .map(|b| base64::engine::general_purpose::STANDARD.decode(b));
+                // An operation this adapter does not know is unsupported (A-SKIP-1),
+                // not a malformed request.
+                let unknown_op = msg
+                    .get("op")
+                    .and_then(|o| o.get("op"))
+                    .and_then(Value::as_str)
+                    .is_some_and(|name| !all_ops().iter().any(|k| k == name));
                 let reply = match (op, profile, input) {
+                    _ if unknown_op => {
+                        Value::object([("id", id), ("unsupported", Value::Bool(true))])
+                    }
                     (Some(Ok(op)), Some(profile), Some(Ok(input))) => {
                         match reference_answer(&op, profile, &input) {
                             Ok(Answer::Result(v)) => Value::object([("id", id), ("result", v)]),
