@@ -4,12 +4,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use journal_conformance::adapter::Reference;
 use journal_conformance::event::Profile;
 use journal_conformance::generate::cli::{self, EventRange, GenerateArgs};
-use journal_conformance::journal::ReadError;
-use journal_conformance::json::{self, Value};
-use journal_conformance::ops::{self, Operation};
-use journal_conformance::{canonical, ErrorCode};
+use journal_conformance::runner::{run_case, Outcome};
+use journal_conformance::vectors;
 
 struct TempDir(PathBuf);
 
@@ -43,100 +42,28 @@ fn args(kind: &str, seed: u64, profile: Profile, out: &Path) -> GenerateArgs {
     }
 }
 
-const CASE_FIELDS: &[&str] = &[
-    "name",
-    "description",
-    "rules",
-    "tags",
-    "level",
-    "profile",
-    "input_file",
-    "checks",
-];
-
-fn valid_name(s: &str) -> bool {
-    let b = s.as_bytes();
-    !b.is_empty()
-        && (b[0].is_ascii_lowercase() || b[0].is_ascii_digit())
-        && b.iter()
-            .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || b"._-".contains(&c))
-}
-
-/// Check one sidecar (vector format v1) against the reference; returns the number
-/// of checks run.
+/// Check one sidecar with the kit's own strict vector loader and runner; returns the
+/// number of checks run.
 fn check_sidecar(path: &Path) -> usize {
     let text = std::fs::read_to_string(path).unwrap();
-    let doc = json::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let members = doc.as_object().unwrap();
-    assert_eq!(members.len(), 1, "{}: only `cases`", path.display());
-    let cases = doc.get("cases").and_then(Value::as_array).unwrap();
+    let dir = path.parent().unwrap();
+    let read = |f: &str| std::fs::read(dir.join(f)).map_err(|e| e.to_string());
+    let cases = vectors::parse_file(&text, "generated", &read)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     assert!(!cases.is_empty());
-    let mut checks_run = 0;
-    for case in cases {
-        let name = case.get("name").and_then(Value::as_str).unwrap();
-        let ctx = format!("{}: case {name}", path.display());
-        for (k, _) in case.as_object().unwrap() {
-            assert!(
-                CASE_FIELDS.contains(&k.as_str()),
-                "{ctx}: unknown field {k}"
-            );
-        }
-        assert!(valid_name(name), "{ctx}: bad name");
-        assert!(case.get("description").and_then(Value::as_str).is_some());
-        let rules = case.get("rules").and_then(Value::as_array).unwrap();
-        assert!(!rules.is_empty(), "{ctx}: no rules");
-        assert_eq!(case.get("level").and_then(Value::as_str), Some("must"));
-        let profile = Profile::parse(case.get("profile").and_then(Value::as_str).unwrap()).unwrap();
-        let input = case.get("input_file").and_then(Value::as_str).unwrap();
-        let bytes = std::fs::read(path.parent().unwrap().join(input)).unwrap();
-        let checks = case.get("checks").and_then(Value::as_array).unwrap();
-        assert!(!checks.is_empty());
-        for check in checks {
-            let op = Operation::from_json(check.get("op").unwrap()).unwrap();
-            let expect = check.get("expect").unwrap();
-            let got = ops::execute(&op, &bytes, profile);
-            match (expect.get("result"), expect.get("error"), got) {
-                (Some(want), None, Ok(v)) => assert!(
-                    v.same(want),
-                    "{ctx}: {}\nwant {}\n got {}",
-                    canonical::to_string(&op.to_json()),
-                    canonical::to_string(want),
-                    canonical::to_string(&v)
-                ),
-                (None, Some(want), Err(ReadError::Invalid(e))) => {
-                    let codes: Vec<&str> = match want.get("code").unwrap() {
-                        Value::String(s) => vec![s.as_str()],
-                        Value::Array(a) => a.iter().map(|c| c.as_str().unwrap()).collect(),
-                        other => panic!("{ctx}: bad code {other:?}"),
-                    };
-                    for c in &codes {
-                        assert!(
-                            ErrorCode::from_str_code(c).is_some(),
-                            "{ctx}: unknown code {c}"
-                        );
-                    }
-                    assert!(
-                        codes.contains(&e.code.as_str()),
-                        "{ctx}: want {codes:?}, got {e}"
-                    );
-                    if let Some(l) = want.get("line") {
-                        assert_eq!(Some(l.as_i64().unwrap() as u64), e.line, "{ctx}: line");
-                    }
-                    if let Some(s) = want.get("sequence") {
-                        assert_eq!(s.as_i64(), e.sequence, "{ctx}: sequence");
-                    }
-                }
-                (r, err, got) => panic!(
-                    "{ctx}: expected result {:?} / error {:?}, got {:?}",
-                    r.map(canonical::to_string),
-                    err.map(canonical::to_string),
-                    got.map(|v| canonical::to_string(&v))
-                ),
-            }
-            checks_run += 1;
-        }
+    let mut reference = Reference::default();
+    let mut checks = 0;
+    for case in &cases {
+        assert!(
+            !case.rules.is_empty() && case.rules.iter().all(|r| r.contains('-')),
+            "{}",
+            case.id
+        );
+        let rec = run_case(&mut reference, case);
+        assert_eq!(rec.outcome, Outcome::Passed, "{}: {}", case.id, rec.message);
+        checks += case.checks.len();
     }
-    checks_run
+    checks
 }
 
 #[test]
