@@ -55,7 +55,7 @@ DIGEST_SIZE = 32
 # A checkpoint nests an event's payload two levels deeper than the event does
 # (checkpoint > projection > tool_results > payload), so reading it back with
 # C-DEPTH-1's 128 would refuse (and so ignore) a checkpoint of a valid journal.
-CHECKPOINT_MAX_DEPTH = jr.MAX_DEPTH + 3
+CHECKPOINT_MAX_DEPTH = jr.MAX_DEPTH + 2
 _CHUNK = 1 << 16
 
 
