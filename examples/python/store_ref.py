@@ -18,8 +18,11 @@ Public API:
     scan(path, profile)                  -> what opening would do, changing nothing (S-RECOVER-2)
     replay_from_checkpoint(journal_path, checkpoint_path, profile)
                                          -> (ReplayState, CheckpointUse), no store, no lock
+    load_checkpoint(checkpoint_path, journal_fd, journal_length)
+                                         -> (record, Sha256, id index); raises CheckpointIgnored
     Sha256                               -> pure-Python SHA-256 with an exportable state
-    store_apply(data, steps, profile)    -> S-OPS-1 result dict (raises JournalError if the open fails)
+    store_apply(data, steps, profile)    -> S-OPS-1 result dict
+                                            (raises JournalError if the open fails)
     run_operation(op_object, data, profile) -> ("result", value) | ("error", error_dict)
 
 Errors about events are journal_ref.JournalError (codes of section 10 plus
@@ -40,7 +43,7 @@ import tempfile
 import journal_ref as jr
 
 __all__ = [
-    "Store", "StoreFault", "Recovery", "CheckpointUse", "Sha256",
+    "Store", "StoreFault", "Recovery", "CheckpointUse", "CheckpointIgnored", "Sha256",
     "CHECKPOINT_VERSION", "REDUCER_VERSION", "OPERATIONS", "STEPS",
     "scan", "replay_from_checkpoint", "load_checkpoint", "checkpoint_path_for",
     "store_apply", "run_operation",
@@ -97,8 +100,9 @@ def _compress(state, block, offset=0):
                 + (((y >> 17) | (y << 15)) ^ ((y >> 19) | (y << 13)) ^ (y >> 10))) & _M32)
     a, b, c, d, e, f, g, h = state
     for t in range(64):
-        t1 = (h + ((((e >> 6) | (e << 26)) ^ ((e >> 11) | (e << 21)) ^ ((e >> 25) | (e << 7))) & _M32)
-              + (g ^ (e & (f ^ g))) + _K[t] + w[t])
+        t1 = (h + _K[t] + w[t] + (g ^ (e & (f ^ g)))
+              + ((((e >> 6) | (e << 26)) ^ ((e >> 11) | (e << 21)) ^ ((e >> 25) | (e << 7)))
+                 & _M32))
         t2 = ((((a >> 2) | (a << 30)) ^ ((a >> 13) | (a << 19)) ^ ((a >> 22) | (a << 10))) & _M32) \
             + ((a & b) | (c & (a | b)))
         h = g
@@ -165,7 +169,8 @@ class Sha256(object):
 
     def digest(self):
         bits = self._length * 8
-        tail = self._pending + b"\x80" + b"\x00" * ((55 - self._length) % 64) + struct.pack(">Q", bits)
+        tail = (self._pending + b"\x80" + b"\x00" * ((55 - self._length) % 64)
+                + struct.pack(">Q", bits))
         h = self._h
         for off in range(0, len(tail), 64):
             h = _compress(h, tail, off)
@@ -613,7 +618,8 @@ class Store(object):
                 raise StoreFault(exc.errno or errno.EIO,
                                  "append failed (%s) and so did truncating back (%s): "
                                  "the store refuses appends until reopened" % (exc, exc2))
-            raise StoreFault(exc.errno or errno.EIO, "append failed, nothing acknowledged: %s" % exc)
+            raise StoreFault(exc.errno or errno.EIO,
+                             "append failed, nothing acknowledged: %s" % exc)
         for k in accepted:
             self._ids[k.id] = _Known(k.sequence, k.digest)
         if self.count == 0 and accepted:
@@ -758,8 +764,8 @@ def _write_atomic(path, data, directory):
 # 16.3 checkpoints: loading (K-IGNORE-1) and replay (K-REPLAY-1)
 # ---------------------------------------------------------------------------
 
-class _Ignore(Exception):
-    """Internal: the checkpoint must be ignored, for this reason."""
+class CheckpointIgnored(Exception):
+    """The checkpoint must be ignored (K-IGNORE-1); str() is the reason."""
 
 
 _RECORD_MEMBERS = frozenset([
@@ -783,30 +789,30 @@ def _check_record(rec):
     """The members and types of K-RECORD-1 (K-IGNORE-1's first clause), and
     the consistency they imply; returns the resumed Sha256."""
     if type(rec) is not dict:
-        raise _Ignore("the checkpoint is not a JSON object")
+        raise CheckpointIgnored("the checkpoint is not a JSON object")
     if set(rec) != _RECORD_MEMBERS:
         missing = sorted(_RECORD_MEMBERS - set(rec))
         extra = sorted(set(rec) - _RECORD_MEMBERS)
-        raise _Ignore("wrong members (missing %s, unknown %s)" % (missing, extra))
+        raise CheckpointIgnored("wrong members (missing %s, unknown %s)" % (missing, extra))
     if not _is_int(rec["checkpoint_version"]):
-        raise _Ignore("checkpoint_version is not an integer")
+        raise CheckpointIgnored("checkpoint_version is not an integer")
     if type(rec["reducer_version"]) is not str:
-        raise _Ignore("reducer_version is not a string")
+        raise CheckpointIgnored("reducer_version is not a string")
     n = rec["event_count"]
     if not _is_int(n) or n < 1:
-        raise _Ignore("event_count is not a positive integer")
+        raise CheckpointIgnored("event_count is not a positive integer")
     if rec["source_sequence"] != n - 1 or not _is_int(rec["source_sequence"]):
-        raise _Ignore("source_sequence is not event_count - 1")
+        raise CheckpointIgnored("source_sequence is not event_count - 1")
     if type(rec["source_event_id"]) is not str or not rec["source_event_id"]:
-        raise _Ignore("source_event_id is not a non-empty string")
+        raise CheckpointIgnored("source_event_id is not a non-empty string")
     if not _is_int(rec["source_offset"]) or rec["source_offset"] < 1:
-        raise _Ignore("source_offset is not a positive integer")
+        raise CheckpointIgnored("source_offset is not a positive integer")
     fp = rec["source_fingerprint"]
     if type(fp) is not str or not _HEX64.fullmatch(fp):
-        raise _Ignore("source_fingerprint is not 64 lowercase hex digits")
+        raise CheckpointIgnored("source_fingerprint is not 64 lowercase hex digits")
     p = rec["projection"]
     if type(p) is not dict or set(p) != _PROJECTION_MEMBERS:
-        raise _Ignore("projection does not have the ReplayState members")
+        raise CheckpointIgnored("projection does not have the ReplayState members")
     if not (type(p["session_id"]) is str and type(p["run_id"]) is str
             and type(p["applied_sequences"]) is list
             and _is_str_list(p["user_messages"]) and _is_str_list(p["assistant_messages"])
@@ -814,33 +820,33 @@ def _check_record(rec):
             and all(type(x) is dict for x in p["tool_results"])
             and (p["stop_reason"] is None or type(p["stop_reason"]) is str)
             and type(p["fingerprint"]) is str):
-        raise _Ignore("projection has a member of the wrong type")
+        raise CheckpointIgnored("projection has a member of the wrong type")
     seqs = p["applied_sequences"]
     if len(seqs) != n or not all(type(s) is int and s == i for i, s in enumerate(seqs)):
-        raise _Ignore("projection.applied_sequences is not 0..event_count-1")
+        raise CheckpointIgnored("projection.applied_sequences is not 0..event_count-1")
     if p["fingerprint"] != fp:
-        raise _Ignore("projection.fingerprint differs from source_fingerprint")
+        raise CheckpointIgnored("projection.fingerprint differs from source_fingerprint")
     idx = rec["id_index"]
     if type(idx) is not dict or set(idx) != {"file", "count", "sha256"}:
-        raise _Ignore("id_index does not have exactly file, count, sha256")
+        raise CheckpointIgnored("id_index does not have exactly file, count, sha256")
     name = idx["file"]
     if type(name) is not str or not name or name in (".", "..") or "/" in name or "\x00" in name:
-        raise _Ignore("id_index.file is not a plain file name")
+        raise CheckpointIgnored("id_index.file is not a plain file name")
     if not _is_int(idx["count"]) or idx["count"] != n:
-        raise _Ignore("id_index.count is not event_count")
+        raise CheckpointIgnored("id_index.count is not event_count")
     if type(idx["sha256"]) is not str or not _HEX64.fullmatch(idx["sha256"]):
-        raise _Ignore("id_index.sha256 is not 64 lowercase hex digits")
+        raise CheckpointIgnored("id_index.sha256 is not 64 lowercase hex digits")
     try:
         sha = Sha256.from_state(rec["hash_state"])
     except ValueError as exc:
-        raise _Ignore(str(exc))
+        raise CheckpointIgnored(str(exc))
     # The state must be that of "[" + n canonical events: closing it with "]"
     # gives the fingerprint.  (Two compressions; it catches a state that
     # does not belong to the record.)
     final = sha.copy()
     final.update(b"]")
     if final.hexdigest() != fp:
-        raise _Ignore("hash_state does not give source_fingerprint")
+        raise CheckpointIgnored("hash_state does not give source_fingerprint")
     return sha
 
 
@@ -887,56 +893,57 @@ class _IdIndex(object):
 def load_checkpoint(checkpoint_path, journal_fd, journal_length, directory=None,
                     profile="core"):
     """Read a checkpoint and check it against the journal (K-IGNORE-1).
-    Returns (record, resumed Sha256, open _IdIndex); raises _Ignore(reason)."""
+    Returns (record, resumed Sha256, open _IdIndex); raises CheckpointIgnored(reason)."""
     if directory is None:
         directory = os.path.dirname(os.path.abspath(checkpoint_path))
     try:
         with open(checkpoint_path, "rb") as f:
             data = f.read()
     except FileNotFoundError:
-        raise _Ignore("no checkpoint")
+        raise CheckpointIgnored("no checkpoint")
     except OSError as exc:
-        raise _Ignore("the checkpoint cannot be read: %s" % exc)
+        raise CheckpointIgnored("the checkpoint cannot be read: %s" % exc)
     try:
         rec = jr.parse_text(data, CHECKPOINT_MAX_DEPTH)
     except jr.JournalError as exc:
-        raise _Ignore("the checkpoint does not parse: %s" % exc.code)
+        raise CheckpointIgnored("the checkpoint does not parse: %s" % exc.code)
     sha = _check_record(rec)
     if rec["checkpoint_version"] != CHECKPOINT_VERSION:
-        raise _Ignore("checkpoint_version %r is not %d" % (rec["checkpoint_version"],
+        raise CheckpointIgnored("checkpoint_version %r is not %d" % (rec["checkpoint_version"],
                                                              CHECKPOINT_VERSION))
     if rec["reducer_version"] != REDUCER_VERSION:
-        raise _Ignore("reducer_version %r is not %r" % (rec["reducer_version"], REDUCER_VERSION))
+        raise CheckpointIgnored("reducer_version %r is not %r"
+                                % (rec["reducer_version"], REDUCER_VERSION))
     offset = rec["source_offset"]
     if journal_length < offset:
-        raise _Ignore("the journal (%d bytes) is shorter than source_offset %d"
+        raise CheckpointIgnored("the journal (%d bytes) is shorter than source_offset %d"
                       % (journal_length, offset))
     if os.pread(journal_fd, 1, offset - 1) != b"\n":
-        raise _Ignore("the byte before source_offset is not \\n")
+        raise CheckpointIgnored("the byte before source_offset is not \\n")
     last = _line_ending_at(journal_fd, offset)
     try:
         v = jr.parse_line(last, rec["event_count"])
         jr.check_event(v, rec["event_count"], profile)
     except jr.JournalError as exc:
-        raise _Ignore("the line ending at source_offset is not an event (%s)" % exc.code)
+        raise CheckpointIgnored("the line ending at source_offset is not an event (%s)" % exc.code)
     if not (v["sequence"] == rec["source_sequence"]
             and v["event_id"] == rec["source_event_id"]):
-        raise _Ignore("the line ending at source_offset is not event %r with sequence %d"
+        raise CheckpointIgnored("the line ending at source_offset is not event %r with sequence %d"
                       % (rec["source_event_id"], rec["source_sequence"]))
     idx = rec["id_index"]
     try:
         ifd = os.open(os.path.join(directory, idx["file"]),
                       os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     except OSError:
-        raise _Ignore("the id index %s is missing" % idx["file"])
+        raise CheckpointIgnored("the id index %s is missing" % idx["file"])
     try:
         if _file_size(ifd) != DIGEST_SIZE * idx["count"]:
-            raise _Ignore("the id index has the wrong length")
+            raise CheckpointIgnored("the id index has the wrong length")
         h = hashlib.sha256()
         for _, chunk in _chunks(ifd, _file_size(ifd)):
             h.update(chunk)
         if h.hexdigest() != idx["sha256"]:
-            raise _Ignore("the id index has the wrong digest")
+            raise CheckpointIgnored("the id index has the wrong digest")
     except BaseException:
         os.close(ifd)
         raise
@@ -970,7 +977,7 @@ def _replay_fd(fd, length, checkpoint_path, directory, profile):
     index = None
     try:
         rec, sha, index = load_checkpoint(checkpoint_path, fd, length, directory, profile)
-    except _Ignore as exc:
+    except CheckpointIgnored as exc:
         use = CheckpointUse(False, str(exc), 0, checkpoint_path)
         use.index_file = None
         state, run = _fold(fd, 0, length, profile, None, Sha256(), 0, None, None)
@@ -1062,7 +1069,8 @@ def _check_steps(steps):
         raise jr.OperationError("store_apply: steps must be an array")
     for i, step in enumerate(steps):
         if type(step) is not dict or type(step.get("step")) is not str:
-            raise jr.OperationError("steps[%d]: a step is an object with a string member 'step'" % i)
+            raise jr.OperationError("steps[%d]: a step is an object with a string member 'step'"
+                                    % i)
         name = step["step"]
         if name not in STEPS:
             raise jr.OperationError("steps[%d]: unknown step %r" % (i, name))

@@ -282,9 +282,10 @@ class AppendTest(Base):
         # S-VALID-1: a line containing \n is invalid_json, even a trailing one
         # (which JSON alone would take as whitespace), and two events in one.
         s = self.open()
-        for line in (L[0] + "\n", L[0] + "\n" + L[1], "\n" + L[0], "\n"):
+        for line in (L[0] + "\n", L[0] + "\n" + L[1], "\n" + L[0], "\n",
+                     "\ufeff" + L[0] + "\n"):     # reading: the \n check comes first
             err = self.assertJournalError("invalid_json", 1, s.append, line)
-            self.assertEqual(err.column, line.index("\n") + 1)
+            self.assertEqual(err.column, line.encode("utf-8").index(b"\n") + 1)  # bytes
         self.assertEqual(self.read(), b"")
         self.assertEqual(s.append(L[0]), ack(0))
 
@@ -523,7 +524,8 @@ class TornTest(Base):
         s = self.open()
         self.assertEqual(len(s.recovered), 1)
         r = s.recovered[0]
-        self.assertEqual((r.offset, r.length, r.data, r.reason), (len(good), len(torn), torn, reason))
+        self.assertEqual((r.offset, r.length, r.data, r.reason),
+                         (len(good), len(torn), torn, reason))
         self.assertEqual(r.path, self.path + ".torn-1")
         self.assertEqual(self.read(r.path), torn)
         self.assertEqual(self.read(), good)
@@ -798,7 +800,8 @@ class CheckpointTest(Base):
         second = s.checkpoint()                  # built from the first one
         self.assertEqual(second["projection"], state(3))
         # the first checkpoint's index is gone with it
-        self.assertEqual(self.files(), ["j.jsonl", "j.jsonl.checkpoint", second["id_index"]["file"]])
+        self.assertEqual(self.files(),
+                         ["j.jsonl", "j.jsonl.checkpoint", second["id_index"]["file"]])
         self.assertNotEqual(first["id_index"]["file"], second["id_index"]["file"])
         s.append_batch(L[3:])
         got, use = s.replay_from_checkpoint()
@@ -999,7 +1002,8 @@ class CheckpointIgnoreTest(Base):
         # Replace event 2 by a same-length non-event: the fallback replay
         # then reports it.
         n = len(L[2].encode())
-        data = journal_bytes(2) + (b'"' + b"x" * (n - 2) + b'"\n') + journal_bytes(4)[len(journal_bytes(3)):]
+        data = (journal_bytes(2) + b'"' + b"x" * (n - 2) + b'"\n'
+                + journal_bytes(4)[len(journal_bytes(3)):])
         self.write(data)
         self.assertJournalError("malformed_event", 3, sr.replay_from_checkpoint, self.path)
 
@@ -1113,14 +1117,15 @@ class AdapterStoreTest(unittest.TestCase):
     STEPS = [{"step": "append", "line": L[1]}, {"step": "append", "line": L[0]}]
 
     def test_persistent(self):
-        data = b'{"event_id":"e0","session_id":"s","sequence":0,"type":"session.start","payload":{},"provenance":{"run_id":"r"}}\n{"x'
+        data = L[0].encode("utf-8") + b'\n{"x'
         reqs = [{"cmd": "start", "protocol": 1},
                 {"cmd": "run", "id": 1, "op": {"op": "store_apply", "steps": self.STEPS},
                  "profile": "core", "input_base64": base64.b64encode(data).decode()},
                 {"cmd": "run", "id": 2, "op": "store_apply", "steps": [{"step": "bogus"}],
                  "profile": "core", "input_base64": ""},
                 {"cmd": "stop"}]
-        proc = subprocess.run(self.ADAPTER, input="".join(json.dumps(r) + "\n" for r in reqs).encode(),
+        lines = "".join(json.dumps(r) + "\n" for r in reqs).encode()
+        proc = subprocess.run(self.ADAPTER, input=lines,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         replies = [json.loads(x) for x in proc.stdout.split(b"\n") if x]
