@@ -8,8 +8,9 @@ Persistent mode (protocol 1, section 13.1), the default:
 One-shot mode (section 13.2), when the first argument is an operation name:
 
     python3 adapter.py replay --until 2 < journal.jsonl
-    python3 adapter.py OP [--until N] [--at N] [--branch-id ID] [--ops JSON] [--profile P]
+    python3 adapter.py OP [--until N] [--at N] [--branch-id ID] [--ops JSON] [--steps JSON] [--profile P]
     python3 adapter.py tree_apply --ops '[{"step":"append","message":"hi","timestamp":1}]' < tree.jsonl
+    python3 adapter.py store_apply --steps '[{"step":"append","line":"..."}]' < journal.jsonl
 
 One-shot exit status: 0 result on stdout, 1 the input was rejected (the
 O-ERR-1 object on stdout), 3 operation or profile unsupported, 2 usage or
@@ -26,6 +27,7 @@ import traceback
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import journal_ref as jr  # noqa: E402
 import tree_ref as tr  # noqa: E402
+import store_ref as sr  # noqa: E402
 
 if hasattr(sys, "set_int_max_str_digits"):
     # C-NUM-3 admits integers of up to 4300 digits; make sure a lowered
@@ -34,7 +36,7 @@ if hasattr(sys, "set_int_max_str_digits"):
         sys.set_int_max_str_digits(jr.MAX_INT_DIGITS)
 
 VERSION = "0.2.0"
-OPERATIONS = jr.OPERATIONS + tr.OPERATIONS
+OPERATIONS = jr.OPERATIONS + tr.OPERATIONS + sr.OPERATIONS
 # Protocol requests wrap data (a tree_apply step's message sits 4 levels down
 # in a run request), so they get more room than C-DEPTH-1's 128.  The parser
 # is iterative; the canonical writer recurses once per level.
@@ -69,7 +71,7 @@ def _operation_from_run(msg):
         return op
     if type(op) is str:
         obj = {"op": op}
-        for name in ("until", "at", "branch_id", "ops"):
+        for name in ("until", "at", "branch_id", "ops", "steps"):
             if name in msg:
                 obj[name] = msg[name]
         return obj
@@ -100,6 +102,8 @@ def handle_run(msg):
 def _run(op, data, profile):
     if op.get("op") in tr.OPERATIONS:
         return tr.run_operation(op, data, profile)
+    if op.get("op") in sr.OPERATIONS:
+        return sr.run_operation(op, data, profile)
     return jr.run_operation(op, data, profile)
 
 
@@ -153,7 +157,8 @@ def persistent():
 
 
 USAGE = ("usage: adapter.py                 (persistent protocol 1 on stdin/stdout)\n"
-         "       adapter.py OP [--until N] [--at N] [--branch-id ID] [--ops JSON] [--profile P] < INPUT\n")
+         "       adapter.py OP [--until N] [--at N] [--branch-id ID] [--ops JSON] [--steps JSON]\n"
+         "                 [--profile P] < INPUT\n")
 _INT = re.compile(r"-?[0-9]+")
 
 
@@ -184,11 +189,11 @@ def oneshot(argv):
             op[flag[2:]] = int(value)
         elif flag == "--branch-id":
             op["branch_id"] = value
-        elif flag == "--ops":                                          # A-ONESHOT-1
+        elif flag in ("--ops", "--steps"):                             # A-ONESHOT-1
             try:
-                op["ops"] = jr.parse_text(os.fsencode(value), REQUEST_MAX_DEPTH)
+                op[flag[2:]] = jr.parse_text(os.fsencode(value), REQUEST_MAX_DEPTH)
             except jr.JournalError as exc:
-                sys.stderr.write("adapter.py: --ops is not JSON: %s\n" % exc.message)
+                sys.stderr.write("adapter.py: %s is not JSON: %s\n" % (flag, exc.message))
                 return 2
         elif flag == "--profile":
             profile = value

@@ -28,7 +28,8 @@ from fractions import Fraction
 __all__ = [
     "JournalError", "OperationError", "PROFILES", "OPERATIONS",
     "iter_lines", "parse_json", "parse_text", "canonical_text", "format_float",
-    "read_journal", "Fingerprinter",
+    "parse_line", "check_event", "event_error",
+    "read_journal", "Fingerprinter", "new_replay_state", "reduce_event",
     "op_validate", "op_replay", "op_fingerprint", "op_branch", "op_canonical",
     "run_operation",
 ]
@@ -668,6 +669,43 @@ def _check_payload_types(v):
 # Section 5: journal invariants, one streaming pass
 # ---------------------------------------------------------------------------
 
+def parse_line(raw, lineno):
+    """J-ORDER-1 step 1 for one line (bytes without its \\n): W-BOM-1,
+    W-UTF8-1, W-BLANK-1, then section 3.1.  Returns the value."""
+    _check_wire_line(raw, lineno)
+    try:
+        return parse_json(raw)
+    except _ParseError as exc:
+        raise JournalError(exc.code, exc.message, line=lineno, column=exc.offset + 1)
+
+
+def event_error(code, message, lineno, v):
+    """A JournalError about the event `v` on line `lineno`, located as J-LOC-1
+    says: sequence if an i64 integer, event_id if a string."""
+    seq = eid = None
+    if type(v) is dict:
+        if _fits_i64(v.get("sequence")):
+            seq = v["sequence"]
+        if type(v.get("event_id")) is str:
+            eid = v["event_id"]
+    return JournalError(code, message, line=lineno, sequence=seq, event_id=eid)
+
+
+def check_event(v, lineno, profile="core"):
+    """J-ORDER-1 steps 2 to 4 for one parsed line: E-ENV-1, the profile's
+    rules, R-TYPE-1.  Raises JournalError."""
+    msg = _check_envelope(v)                                       # step 2
+    if msg:
+        raise event_error("malformed_event", msg, lineno, v)
+    if profile == "trace-0.1":                                     # step 3
+        msg = _check_trace_profile(v)
+        if msg:
+            raise event_error("profile_violation", msg, lineno, v)
+    msg = _check_payload_types(v)                                  # step 4
+    if msg:
+        raise event_error("invalid_payload", msg, lineno, v)
+
+
 def read_journal(src, profile="core"):
     """Validate a journal line by line (J-ORDER-1), yielding (index, event)
     for each event once it has passed every check.  Raises JournalError on
@@ -681,33 +719,12 @@ def read_journal(src, profile="core"):
     session_id = run_id = None
     ids = set()
     for lineno, raw in iter_lines(src):
-        # step 1: wire, then JSON
-        _check_wire_line(raw, lineno)
-        try:
-            v = parse_json(raw)
-        except _ParseError as exc:
-            raise JournalError(exc.code, exc.message, line=lineno, column=exc.offset + 1)
-        # J-LOC-1: sequence if an i64 integer, event_id if a string
-        seq = eid = None
-        if type(v) is dict:
-            if _fits_i64(v.get("sequence")):
-                seq = v["sequence"]
-            if type(v.get("event_id")) is str:
-                eid = v["event_id"]
+        v = parse_line(raw, lineno)                                # step 1
+        check_event(v, lineno, profile)                            # steps 2-4
 
         def fail(code, message):
-            return JournalError(code, message, line=lineno, sequence=seq, event_id=eid)
+            return event_error(code, message, lineno, v)
 
-        msg = _check_envelope(v)                                   # step 2
-        if msg:
-            raise fail("malformed_event", msg)
-        if profile == "trace-0.1":                                 # step 3
-            msg = _check_trace_profile(v)
-            if msg:
-                raise fail("profile_violation", msg)
-        msg = _check_payload_types(v)                              # step 4
-        if msg:
-            raise fail("invalid_payload", msg)
         if v["sequence"] != index:                                 # step 5
             raise fail("sequence_gap", "expected sequence %d, found %d" % (index, v["sequence"]))
         if index == 0:
@@ -753,6 +770,39 @@ class Fingerprinter(object):
         return h.hexdigest()
 
 
+def new_replay_state(first_event):
+    """The ReplayState (section 6) before any event is applied, without its
+    `fingerprint` (added at the end)."""
+    return {
+        "session_id": first_event["session_id"],
+        "run_id": first_event["provenance"]["run_id"],
+        "applied_sequences": [],
+        "user_messages": [],
+        "assistant_messages": [],
+        "tool_results": [],
+        "stop_reason": None,
+    }
+
+
+def reduce_event(state, ev):
+    """Fold one validated event into a ReplayState (R-USER-1 .. R-OTHER-1)."""
+    state["applied_sequences"].append(ev["sequence"])
+    kind = ev["type"]
+    payload = ev["payload"]
+    if kind == "user.message":                                   # R-USER-1
+        state["user_messages"].append(payload.get("content", ""))
+    elif kind == "model.response":                               # R-STREAM-1
+        if "content" in payload:
+            state["assistant_messages"].append(payload["content"])
+        elif payload.get("final") is True:
+            state["assistant_messages"].append(payload.get("accumulated", ""))
+    elif kind == "tool.result":                                  # R-TOOL-1
+        state["tool_results"].append(payload)
+    elif kind == "session.stop":                                 # R-STOP-1
+        state["stop_reason"] = payload.get("reason", "unknown")
+    # R-OTHER-1: anything else only counts in applied_sequences/fingerprint
+
+
 def _check_n(name, n):
     if n is None:
         return
@@ -787,33 +837,11 @@ def op_replay(src, profile="core", until=None):
     for index, ev in read_journal(src, profile):
         count += 1
         if index == 0:
-            state = {
-                "session_id": ev["session_id"],
-                "run_id": ev["provenance"]["run_id"],
-                "applied_sequences": [],
-                "user_messages": [],
-                "assistant_messages": [],
-                "tool_results": [],
-                "stop_reason": None,
-            }
+            state = new_replay_state(ev)
         if not _selected(index, until):
             continue
         fp.add(ev)
-        state["applied_sequences"].append(ev["sequence"])
-        kind = ev["type"]
-        payload = ev["payload"]
-        if kind == "user.message":                                   # R-USER-1
-            state["user_messages"].append(payload.get("content", ""))
-        elif kind == "model.response":                               # R-STREAM-1
-            if "content" in payload:
-                state["assistant_messages"].append(payload["content"])
-            elif payload.get("final") is True:
-                state["assistant_messages"].append(payload.get("accumulated", ""))
-        elif kind == "tool.result":                                  # R-TOOL-1
-            state["tool_results"].append(payload)
-        elif kind == "session.stop":                                 # R-STOP-1
-            state["stop_reason"] = payload.get("reason", "unknown")
-        # R-OTHER-1: anything else only counts in applied_sequences/fingerprint
+        reduce_event(state, ev)
     if until is not None and not 0 <= until < count:
         raise _range_error(until, count)
     state["fingerprint"] = fp.hexdigest()

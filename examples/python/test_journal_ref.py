@@ -1021,7 +1021,7 @@ class AdapterTest(unittest.TestCase):
         self.assertEqual(hello["implementation"]["name"], "journal-ref-python")
         self.assertEqual(hello["implementation"]["language"], "python")
         self.assertEqual(hello["operations"], ["validate", "replay", "fingerprint", "branch", "canonical",
-                                              "tree_inspect", "tree_apply"])
+                                              "tree_inspect", "tree_apply", "store_apply"])
         self.assertEqual(hello["profiles"], ["core", "trace-0.1"])
         by_id = {r.get("id"): r for r in replies[1:]}
         for i, check in enumerate(expect["checks"], 1):

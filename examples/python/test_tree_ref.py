@@ -730,7 +730,8 @@ class AdapterTreeTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         replies = [json.loads(x) for x in proc.stdout.split(b"\n") if x]
         self.assertEqual(replies[0]["operations"], ["validate", "replay", "fingerprint", "branch",
-                                                    "canonical", "tree_inspect", "tree_apply"])
+                                                    "canonical", "tree_inspect", "tree_apply",
+                                                    "store_apply"])
         by_id = {r["id"]: r for r in replies[1:]}
         self.assertEqual(by_id[1]["result"]["labels"], {"cp": "c"})
         self.assertEqual(by_id[2]["result"]["results"], [None, "e1"])
