@@ -210,11 +210,18 @@ pub fn depth(v: &Value) -> usize {
 ///
 /// Errors carry the code and a 1-based byte column; the caller adds the line.
 pub fn parse(text: &str) -> Result<Value, Error> {
+    parse_with_max_depth(text, MAX_DEPTH)
+}
+
+/// [`parse`] with another nesting limit (checkpoints are read with `MAX_DEPTH + 2`,
+/// SPEC.md K-IGNORE-1).
+pub fn parse_with_max_depth(text: &str, max_depth: usize) -> Result<Value, Error> {
     let mut p = Parser {
         s: text.as_bytes(),
         text,
         pos: 0,
         depth: 0,
+        max_depth,
     };
     p.skip_ws();
     let v = p.value()?;
@@ -250,6 +257,7 @@ struct Parser<'a> {
     text: &'a str,
     pos: usize,
     depth: usize,
+    max_depth: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -311,10 +319,10 @@ impl<'a> Parser<'a> {
 
     fn enter(&mut self) -> Result<(), Error> {
         self.depth += 1;
-        if self.depth > MAX_DEPTH {
+        if self.depth > self.max_depth {
             return Err(self.err(
                 ErrorCode::NestingTooDeep,
-                format!("containers nested deeper than {MAX_DEPTH}"),
+                format!("containers nested deeper than {}", self.max_depth),
             ));
         }
         Ok(())

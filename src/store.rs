@@ -299,6 +299,9 @@ impl Store {
                 Some(t)
             }
         };
+        // S-RECOVER-1: lines a crashed writer wrote but never synced become durable
+        // before an identical retry of them is acknowledged as a duplicate.
+        write.sync_data()?;
         write.seek(SeekFrom::Start(st.end))?;
         let recovery = Recovery {
             events: st.checker.count(),
@@ -355,6 +358,13 @@ impl Store {
         let value = wire::parse_line(number, line)?;
         let ev = event::from_value(value, self.profile)
             .map_err(|e| e.at_line(number).with_excerpt(line))?;
+        // S-DUP-1: after J-ORDER-1 steps 1-4 (R-TYPE-1 included), before J-SEQ-1.
+        crate::replay::check_payload(&ev).map_err(|e| {
+            e.at_line(number)
+                .with_sequence(ev.sequence_i64())
+                .with_event_id(Some(&ev.event_id))
+                .with_excerpt(line)
+        })?;
         if let Some(seq) = self.st.checker.sequence_of(&ev.event_id) {
             return if self.st.digests[seq as usize] == digest_of(&ev.value) {
                 Ok(Err(Ack {
@@ -783,8 +793,19 @@ pub fn replay_from_checkpoint(
 ) -> Result<(ReplayState, CheckpointUse), StoreError> {
     let attempt = (|| -> Result<(Checkpoint, IdIndex, Reducer), String> {
         let text = std::fs::read(ck).map_err(|e| format!("checkpoint: {e}"))?;
-        let v = json::parse_bytes(&text).map_err(|e| format!("checkpoint does not parse: {e}"))?;
+        let text = std::str::from_utf8(&text).map_err(|_| "checkpoint is not UTF-8".to_owned())?;
+        let v = json::parse_with_max_depth(text, json::MAX_DEPTH + 2)
+            .map_err(|e| format!("checkpoint does not parse: {e}"))?;
         let c = Checkpoint::from_json(&v)?;
+        // K-IGNORE-1: a checkpoint must agree with itself.
+        let mut finished = c.hash_state.clone();
+        finished.update(b"]");
+        if crate::fingerprint::hex(&finished.digest()) != c.source_fingerprint
+            || c.projection.get("fingerprint").and_then(Value::as_str)
+                != Some(c.source_fingerprint.as_str())
+        {
+            return Err("the checkpoint contradicts itself (fingerprints differ)".into());
+        }
         let index = validate_checkpoint(path, &c, ck, profile)?;
         let reducer = Reducer::restore(&c.projection, c.event_count, c.hash_state.clone())
             .ok_or("bad projection")?;

@@ -251,6 +251,29 @@ fn checkpoints_that_do_not_fit_are_ignored() {
             "index missing",
             Box::new(|| std::fs::remove_file(&index).unwrap()),
         ),
+        (
+            "fingerprints contradict",
+            Box::new(|| {
+                std::fs::write(&index, &original_index).unwrap();
+                let v = journal_conformance::json::parse(&original).unwrap();
+                let fp = v
+                    .get("source_fingerprint")
+                    .unwrap()
+                    .as_str()
+                    .unwrap()
+                    .to_owned();
+                let forged = original.replace(
+                    &format!("\"source_fingerprint\":\"{fp}\""),
+                    &format!("\"source_fingerprint\":\"{}\"", "0".repeat(64)),
+                );
+                assert_ne!(forged, original);
+                std::fs::write(&ck, forged).unwrap()
+            }),
+        ),
+        (
+            "checkpoint missing",
+            Box::new(|| std::fs::remove_file(&ck).unwrap()),
+        ),
     ];
     for (what, corrupt) in corruptions {
         corrupt();

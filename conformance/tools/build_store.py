@@ -151,6 +151,8 @@ case("retry-respelled", "A retry with other key order, whitespace and escapes is
 case("retry-conflicting", "A retry with the same id and different content is refused and writes nothing.", ["S-DUP-1"],
      empty, [("append", L[0]), ("append", L[1]),
              ("append", line(dict(E[1], payload={"content": "HI"}))), ("append", L[2])])
+case("retry-conflicting-and-ill-typed", "A changed retry that also breaks R-TYPE-1 is rejected for its payload (checked before the duplicate lookup).", ["S-DUP-1", "R-TYPE-1"],
+     empty, [("append", L[0]), ("append", L[1]), ("append", Bad(line(dict(E[1], payload={"content": 5})), "invalid_payload", 3))])
 case("retry-int-vs-float", "1 and 1.0 differ: a retry that changes an integer to a float conflicts.", ["S-DUP-1", "C-NUM-1"],
      empty, [("append", line(ev(0, payload={"n": 1}))), ("append", line(ev(0, payload={"n": 1.0})))])
 case("retry-after-restart", "Duplicate detection survives a restart (the index is rebuilt on open).", ["S-DUP-1", "S-RECOVER-1"],
