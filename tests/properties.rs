@@ -27,10 +27,15 @@ fn show(s: &ReplayState) -> String {
     canonical::to_string(&s.to_json())
 }
 
-/// `cases` cases with the fast XorShift generator (ChaCha dominates debug builds).
+/// `cases` cases (times `JC_PROPERTY_SCALE`, default 1; CI runs a release pass with
+/// 5) with the fast XorShift generator (ChaCha dominates debug builds).
 fn config(cases: u32) -> ProptestConfig {
+    let scale: u32 = std::env::var("JC_PROPERTY_SCALE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
     ProptestConfig {
-        cases,
+        cases: cases * scale.max(1),
         rng_algorithm: RngAlgorithm::XorShift,
         ..ProptestConfig::default()
     }

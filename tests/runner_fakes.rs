@@ -288,3 +288,76 @@ fn differential_testing_shrinks_a_disagreement_into_a_vector() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn reports_junit_and_the_side_by_side_summary() {
+    let dir = std::env::temp_dir().join(format!("jc-reports-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let marker = format!("jc-marker-{}-reports-end", std::process::id());
+    let (ours, fake_r, junit) = (
+        dir.join("ref.jsonl"),
+        dir.join("fake.jsonl"),
+        dir.join("fake.xml"),
+    );
+    let ok = Command::new(BIN)
+        .args(["test", "journal/", "--report"])
+        .arg(&ours)
+        .output()
+        .unwrap();
+    assert_eq!(ok.status.code(), Some(0));
+    let bad = Command::new(BIN)
+        .args(["test", "journal/", "--properties", "0", "--adapter"])
+        .arg(fake("wrong-code", &marker))
+        .arg("--report")
+        .arg(&fake_r)
+        .arg("--junit")
+        .arg(&junit)
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(1));
+    // The report: a header, one line per case, a footer with the counts.
+    let lines: Vec<Value> = std::fs::read_to_string(&fake_r)
+        .unwrap()
+        .lines()
+        .map(|l| json::parse(l).unwrap())
+        .collect();
+    assert_eq!(lines[0].get("type").unwrap().as_str(), Some("header"));
+    let footer = lines.last().unwrap();
+    let failed = footer.get("failed").unwrap().as_i64().unwrap();
+    assert!(failed >= 3, "{failed}"); // the unknown_parent cases
+    assert_eq!(
+        lines.len() as i64 - 2,
+        footer.get("passed").unwrap().as_i64().unwrap() + failed
+    );
+    // JUnit: one testcase per case, failures marked.
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains("<testsuite name=\"journal\""), "{xml}");
+    assert_eq!(
+        xml.matches("<testcase ").count() as i64,
+        lines.len() as i64 - 2
+    );
+    assert_eq!(xml.matches("<failure").count() as i64, failed);
+    // The summary table: both implementations side by side.
+    let s = Command::new(BIN)
+        .arg("summary")
+        .arg(&ours)
+        .arg(&fake_r)
+        .output()
+        .unwrap();
+    let table = String::from_utf8(s.stdout).unwrap();
+    assert!(
+        table.contains("| group | journal-conformance (reference) | fake-wrong-code |"),
+        "{table}"
+    );
+    assert!(table.contains(&format!("/{failed}/0/0 |")), "{table}");
+    let j = Command::new(BIN)
+        .args(["summary", "--json"])
+        .arg(&ours)
+        .arg(&fake_r)
+        .output()
+        .unwrap();
+    let v = json::parse(std::str::from_utf8(&j.stdout).unwrap()).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

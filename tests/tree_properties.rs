@@ -214,7 +214,11 @@ fn compare(tree: &Tree, model: &Model) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+    // 512 cases, times JC_PROPERTY_SCALE (CI runs a release pass with 5).
+    #![proptest_config(ProptestConfig {
+        cases: 512 * std::env::var("JC_PROPERTY_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1u32).max(1),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn operations_agree_with_the_linear_model(ops in prop::collection::vec(op(), 0..40)) {
