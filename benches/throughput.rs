@@ -530,10 +530,26 @@ fn open(path: &Path) -> BufReader<File> {
     BufReader::with_capacity(READ_CAPACITY, File::open(path).expect("open bench file"))
 }
 
+/// On-CPU and run-queue wait time of this (single-threaded) process's main thread,
+/// from `/proc/self/schedstat` (nanoseconds); `None` where unavailable.
+fn schedstat() -> Option<(Duration, Duration)> {
+    let s = std::fs::read_to_string("/proc/self/schedstat").ok()?;
+    let mut f = s.split_whitespace().map(|x| x.parse::<u64>().ok());
+    Some((
+        Duration::from_nanos(f.next()??),
+        Duration::from_nanos(f.next()??),
+    ))
+}
+
 struct Row {
     name: &'static str,
+    /// Wall-clock time.
     median: Duration,
     min: Duration,
+    /// On-CPU time of this process (`None` for a subprocess or without schedstat).
+    cpu_median: Option<Duration>,
+    /// Total time spent runnable but waiting for a CPU, over all runs.
+    waited: Option<Duration>,
     peak_kib: Option<u64>,
     result: String,
 }
@@ -541,21 +557,34 @@ struct Row {
 fn measure(name: &'static str, runs: usize, mut f: impl FnMut() -> String) -> Row {
     let resettable = reset_peak_rss();
     let mut times = Vec::with_capacity(runs);
+    let mut cpu = Vec::with_capacity(runs);
+    let mut waited = Some(Duration::ZERO);
     let mut result: Option<String> = None;
     for _ in 0..runs {
+        let before = schedstat();
         let start = Instant::now();
         let r = f();
         times.push(start.elapsed());
+        match (before, schedstat()) {
+            (Some((c0, w0)), Some((c1, w1))) => {
+                cpu.push(c1 - c0);
+                waited = waited.map(|w| w + (w1 - w0));
+            }
+            _ => waited = None,
+        }
         match &result {
             None => result = Some(r),
             Some(prev) => assert_eq!(prev, &r, "{name}: result differs between runs"),
         }
     }
     times.sort();
+    cpu.sort();
     Row {
         name,
         median: times[times.len() / 2],
         min: times[0],
+        cpu_median: (cpu.len() == runs).then(|| cpu[runs / 2]),
+        waited,
         peak_kib: if resettable {
             status_kib("VmHWM:")
         } else {
@@ -563,6 +592,12 @@ fn measure(name: &'static str, runs: usize, mut f: impl FnMut() -> String) -> Ro
         },
         result: result.unwrap_or_default(),
     }
+}
+
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into())
 }
 
 fn mb_per_s(bytes: u64, d: Duration) -> f64 {
@@ -659,7 +694,10 @@ fn main() {
                     .to_owned()
             });
             assert_eq!(row.result, file_sha, "sha256sum and sha2 disagree");
-            row.peak_kib = None; // the child's memory, not ours
+            // The child's memory and CPU time, not ours.
+            row.peak_kib = None;
+            row.cpu_median = None;
+            row.waited = None;
             rows.push(row);
         }
         _ => println!("sha256sum: not found, skipped"),
@@ -723,16 +761,22 @@ fn main() {
     rows.sort_by_key(|r| order.iter().position(|n| *n == r.name));
 
     println!();
-    println!("| measurement | median s | min s | MB/s (median) | MB/s (best) | peak RSS MiB |");
-    println!("|---|---:|---:|---:|---:|---:|");
+    println!(
+        "| measurement | wall median s | wall min s | CPU median s | MB/s (wall median) | MB/s (wall min) | MB/s (CPU median) | run-queue wait s | peak RSS MiB |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let opt = |d: Option<Duration>, f: &dyn Fn(Duration) -> String| d.map_or("-".to_string(), f);
     for r in &rows {
         println!(
-            "| {} | {:.3} | {:.3} | {:.1} | {:.1} | {} |",
+            "| {} | {:.3} | {:.3} | {} | {:.1} | {:.1} | {} | {} | {} |",
             r.name,
             r.median.as_secs_f64(),
             r.min.as_secs_f64(),
+            opt(r.cpu_median, &|d| format!("{:.3}", d.as_secs_f64())),
             mb_per_s(bytes, r.median),
             mb_per_s(bytes, r.min),
+            opt(r.cpu_median, &|d| format!("{:.1}", mb_per_s(bytes, d))),
+            opt(r.waited, &|d| format!("{:.3}", d.as_secs_f64())),
             r.peak_kib
                 .map_or("-".to_string(), |k| format!("{:.1}", k as f64 / 1024.0)),
         );
@@ -740,6 +784,7 @@ fn main() {
     println!();
     println!("file sha256:  {file_sha}");
     println!("fingerprint:  {fp}");
+    println!("load average after:  {}", loadavg());
     println!(
         "peak RSS (VmHWM) at the end: {} KiB",
         status_kib("VmHWM:").unwrap_or(0)
