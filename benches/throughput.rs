@@ -649,104 +649,136 @@ fn main() {
     // Warm the page cache so every measurement reads from memory alike.
     std::io::copy(&mut open(path), &mut std::io::sink()).expect("read bench file");
 
-    let events = gen.events.to_string();
-    let mut rows = Vec::new();
+    // JC_BENCH_ONLY=name,name: run only those measurements (e.g. under a profiler).
+    let only: Option<Vec<String>> = std::env::var("JC_BENCH_ONLY")
+        .ok()
+        .map(|v| v.split(',').map(|s| s.trim().to_owned()).collect());
+    let want = |name: &str| only.as_ref().is_none_or(|o| o.iter().any(|n| n == name));
+    let mut rows: Vec<Row> = Vec::new();
 
-    rows.push(measure("validate", runs, || {
-        let n = journal::validate(open(path), Profile::Core).expect("valid journal");
-        n.to_string()
-    }));
-    assert_eq!(rows.last().unwrap().result, events);
-
-    rows.push(measure("fingerprint", runs, || {
-        replay::fingerprint(open(path), Profile::Core, None).expect("valid journal")
-    }));
-    let fp = rows.last().unwrap().result.clone();
-
-    rows.push(measure("sha2", runs, || {
-        let mut r = open(path);
-        let mut h = Sha256::new();
-        loop {
-            let buf = r.fill_buf().expect("read bench file");
-            if buf.is_empty() {
-                break;
-            }
-            h.update(buf);
-            let n = buf.len();
-            r.consume(n);
-        }
-        journal_conformance::fingerprint::hex(&h.finalize())
-    }));
-    let file_sha = rows.last().unwrap().result.clone();
-
-    match Command::new("sha256sum").arg("--version").output() {
-        Ok(o) if o.status.success() => {
-            let mut row = measure("sha256sum", runs, || {
-                let o = Command::new("sha256sum")
-                    .arg(path)
-                    .output()
-                    .expect("run sha256sum");
-                assert!(o.status.success(), "sha256sum failed");
-                String::from_utf8_lossy(&o.stdout)
-                    .split_whitespace()
-                    .next()
-                    .unwrap_or_default()
-                    .to_owned()
-            });
-            assert_eq!(row.result, file_sha, "sha256sum and sha2 disagree");
-            // The child's memory and CPU time, not ours.
-            row.peak_kib = None;
-            row.cpu_median = None;
-            row.waited = None;
-            rows.push(row);
-        }
-        _ => println!("sha256sum: not found, skipped"),
+    if want("validate") {
+        rows.push(measure("validate", runs, || {
+            let n = journal::validate(open(path), Profile::Core).expect("valid journal");
+            n.to_string()
+        }));
     }
 
-    rows.push(measure("split:lines", runs, || {
-        let mut lines = wire::LineReader::new(open(path));
-        let mut n = 0u64;
-        while let Some((_, bytes, _)) = lines.next_line().expect("read") {
-            n += bytes.len() as u64;
-        }
-        n.to_string()
-    }));
+    if want("fingerprint") {
+        rows.push(measure("fingerprint", runs, || {
+            replay::fingerprint(open(path), Profile::Core, None).expect("valid journal")
+        }));
+    }
 
-    rows.push(measure("split:lines+parse", runs, || {
-        let mut lines = wire::LineReader::new(open(path));
-        let mut n = 0u64;
-        while let Some((number, bytes, _)) = lines.next_line().expect("read") {
-            let v = wire::parse_line(number, bytes).expect("valid line");
-            n += v.as_object().map_or(0, |o| o.len()) as u64;
-        }
-        n.to_string()
-    }));
+    if want("sha2") {
+        rows.push(measure("sha2", runs, || {
+            let mut r = open(path);
+            let mut h = Sha256::new();
+            loop {
+                let buf = r.fill_buf().expect("read bench file");
+                if buf.is_empty() {
+                    break;
+                }
+                h.update(buf);
+                let n = buf.len();
+                r.consume(n);
+            }
+            journal_conformance::fingerprint::hex(&h.finalize())
+        }));
+    }
 
-    rows.push(measure("split:lines+parse+canon", runs, || {
-        let mut lines = wire::LineReader::new(open(path));
-        let mut out = Vec::with_capacity(1 << 16);
-        let mut n = 0u64;
-        while let Some((number, bytes, _)) = lines.next_line().expect("read") {
-            let v = wire::parse_line(number, bytes).expect("valid line");
-            out.clear();
-            canonical::write(&v, &mut out);
-            n += out.len() as u64;
+    if want("sha256sum") {
+        match Command::new("sha256sum").arg("--version").output() {
+            Ok(o) if o.status.success() => {
+                let mut row = measure("sha256sum", runs, || {
+                    let o = Command::new("sha256sum")
+                        .arg(path)
+                        .output()
+                        .expect("run sha256sum");
+                    assert!(o.status.success(), "sha256sum failed");
+                    String::from_utf8_lossy(&o.stdout)
+                        .split_whitespace()
+                        .next()
+                        .unwrap_or_default()
+                        .to_owned()
+                });
+                // The child's memory and CPU time, not ours.
+                row.peak_kib = None;
+                row.cpu_median = None;
+                row.waited = None;
+                rows.push(row);
+            }
+            _ => println!("sha256sum: not found, skipped"),
         }
-        n.to_string()
-    }));
+    }
+
+    if want("split:lines") {
+        rows.push(measure("split:lines", runs, || {
+            let mut lines = wire::LineReader::new(open(path));
+            let mut n = 0u64;
+            while let Some((_, bytes, _)) = lines.next_line().expect("read") {
+                n += bytes.len() as u64;
+            }
+            n.to_string()
+        }));
+    }
+
+    if want("split:lines+parse") {
+        rows.push(measure("split:lines+parse", runs, || {
+            let mut lines = wire::LineReader::new(open(path));
+            let mut n = 0u64;
+            while let Some((number, bytes, _)) = lines.next_line().expect("read") {
+                let v = wire::parse_line(number, bytes).expect("valid line");
+                n += v.as_object().map_or(0, |o| o.len()) as u64;
+            }
+            n.to_string()
+        }));
+    }
+
+    if want("split:lines+parse+canon") {
+        rows.push(measure("split:lines+parse+canon", runs, || {
+            let mut lines = wire::LineReader::new(open(path));
+            let mut out = Vec::with_capacity(1 << 16);
+            let mut n = 0u64;
+            while let Some((number, bytes, _)) = lines.next_line().expect("read") {
+                let v = wire::parse_line(number, bytes).expect("valid line");
+                out.clear();
+                canonical::write(&v, &mut out);
+                n += out.len() as u64;
+            }
+            n.to_string()
+        }));
+    }
 
     // Last: the projection it builds (every message and tool result) stays in the
     // allocator's heap after it is dropped and would inflate the peaks measured after it.
-    rows.push(measure("replay", runs, || {
-        let state = replay::replay(open(path), Profile::Core, None).expect("valid journal");
-        assert_eq!(state.applied_sequences.len() as u64, gen.events);
-        state.fingerprint
-    }));
-    assert_eq!(
-        rows.last().unwrap().result,
-        fp,
-        "replay and fingerprint disagree"
-    );
+    if want("replay") {
+        rows.push(measure("replay", runs, || {
+            let state = replay::replay(open(path), Profile::Core, None).expect("valid journal");
+            assert_eq!(state.applied_sequences.len() as u64, gen.events);
+            state.fingerprint
+        }));
+    }
+
+    // Cross-checks: the measured code computed what it should.
+    let result = |name: &str| {
+        rows.iter()
+            .find(|r| r.name == name)
+            .map(|r| r.result.clone())
+    };
+    if let Some(n) = result("validate") {
+        assert_eq!(n, gen.events.to_string(), "validate: wrong event count");
+    }
+    if let (Some(a), Some(b)) = (result("replay"), result("fingerprint")) {
+        assert_eq!(a, b, "replay and fingerprint disagree");
+    }
+    if let (Some(a), Some(b)) = (result("sha256sum"), result("sha2")) {
+        assert_eq!(a, b, "sha256sum and sha2 disagree");
+    }
+    let file_sha = result("sha2").unwrap_or_else(|| "-".into());
+    let fp = result("fingerprint")
+        .or_else(|| result("replay"))
+        .unwrap_or_else(|| "-".into());
+
     // Print in the order of benches/README.md.
     let order = [
         "validate",
