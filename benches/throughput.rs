@@ -645,6 +645,7 @@ fn main() {
         "RSS before measuring: {} KiB",
         status_kib("VmRSS:").unwrap_or(0)
     );
+    println!("load average before: {}", loadavg());
 
     // Warm the page cache so every measurement reads from memory alike.
     std::io::copy(&mut open(path), &mut std::io::sink()).expect("read bench file");
