@@ -5,7 +5,7 @@
 //! for every value the spec admits. Numbers and strings are spelled by this module's
 //! own code, never by serde_json (whose output changes with versions and features).
 
-use crate::json::{Number, Value};
+use crate::json::{self, Number, Value};
 
 /// The canonical text of `v`.
 pub fn to_string(v: &Value) -> String {
@@ -56,9 +56,12 @@ pub fn write(v: &Value, out: &mut Vec<u8>) {
 pub fn write_string(s: &str, out: &mut Vec<u8>) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push(b'"');
-    let bytes = s.as_bytes();
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    let mut rest = s.as_bytes();
+    loop {
+        // Copy the run of bytes that need no escape in one go.
+        let n = json::plain_len(rest);
+        out.extend_from_slice(&rest[..n]);
+        let Some(&b) = rest.get(n) else { break };
         let esc: &[u8] = match b {
             b'"' => b"\\\"",
             b'\\' => b"\\\\",
@@ -68,9 +71,8 @@ pub fn write_string(s: &str, out: &mut Vec<u8>) {
             0x08 => b"\\b",
             0x0c => b"\\f",
             0x00..=0x1f => b"",
-            _ => continue,
+            _ => unreachable!("plain_len stops only at `\"`, `\\` and controls"),
         };
-        out.extend_from_slice(&bytes[start..i]);
         if esc.is_empty() {
             out.extend_from_slice(b"\\u00");
             out.push(HEX[(b >> 4) as usize]);
@@ -78,9 +80,8 @@ pub fn write_string(s: &str, out: &mut Vec<u8>) {
         } else {
             out.extend_from_slice(esc);
         }
-        start = i + 1;
+        rest = &rest[n + 1..];
     }
-    out.extend_from_slice(&bytes[start..]);
     out.push(b'"');
 }
 
@@ -230,6 +231,75 @@ fn increment_digits(digits: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The byte-at-a-time writer `write_string` had before it scanned runs with
+    /// `json::plain_len`; kept as the oracle.
+    fn write_string_bytewise(s: &str, out: &mut Vec<u8>) {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        out.push(b'"');
+        let bytes = s.as_bytes();
+        let mut start = 0;
+        for (i, &b) in bytes.iter().enumerate() {
+            let esc: &[u8] = match b {
+                b'"' => b"\\\"",
+                b'\\' => b"\\\\",
+                b'\n' => b"\\n",
+                b'\r' => b"\\r",
+                b'\t' => b"\\t",
+                0x08 => b"\\b",
+                0x0c => b"\\f",
+                0x00..=0x1f => b"",
+                _ => continue,
+            };
+            out.extend_from_slice(&bytes[start..i]);
+            if esc.is_empty() {
+                out.extend_from_slice(b"\\u00");
+                out.push(HEX[(b >> 4) as usize]);
+                out.push(HEX[(b & 0xf) as usize]);
+            } else {
+                out.extend_from_slice(esc);
+            }
+            start = i + 1;
+        }
+        out.extend_from_slice(&bytes[start..]);
+        out.push(b'"');
+    }
+
+    fn same_as_bytewise(s: &str) {
+        let (mut fast, mut slow) = (Vec::new(), Vec::new());
+        write_string(s, &mut fast);
+        write_string_bytewise(s, &mut slow);
+        assert_eq!(fast, slow, "{s:?}");
+    }
+
+    #[test]
+    fn write_string_every_control_and_special_at_every_offset() {
+        let specials: Vec<char> = (0u8..0x20).map(char::from).chain(['"', '\\']).collect();
+        for c in specials {
+            for len in 0..20 {
+                for at in 0..=len {
+                    let mut s: String = "abcdefghijklmnopqrst"[..len].to_owned();
+                    s.insert(at, c);
+                    same_as_bytewise(&s);
+                    s.push('é');
+                    same_as_bytewise(&s);
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn write_string_matches_bytewise(s in "[\\x00-\\x22\\\\a-z\\x7f\\u{80}-\\u{7ff}\\u{2028}\\u{1f600}]{0,80}") {
+            same_as_bytewise(&s);
+        }
+
+        #[test]
+        fn write_string_matches_bytewise_any(s in any::<String>()) {
+            same_as_bytewise(&s);
+        }
+    }
 
     // Expected spellings are Python 3's repr(float), taken from SPEC.md's table.
     // The tie literals are the doubles' exact values, spelled out to show the tie.

@@ -252,6 +252,46 @@ pub fn utf8(bytes: &[u8]) -> Result<&str, Error> {
     })
 }
 
+/// Whether `b` ends a run of plain string bytes: `"`, `\\` or a control character
+/// (below U+0020). The parser stops there to unescape or reject; the canonical writer
+/// to escape.
+#[inline]
+pub(crate) fn is_special(b: u8) -> bool {
+    b == b'"' || b == b'\\' || b < 0x20
+}
+
+/// The length of the longest prefix of `s` without a byte for which [`is_special`]
+/// holds: 8 bytes at a time, then byte by byte for the last few.
+///
+/// The word test is the classic "has a byte less than n", `(w - n*0x01..) & !w &
+/// 0x80..` for n <= 0x80: for `< 0x20` directly, for `"` and `\\` on `w` XORed with
+/// that byte repeated (a zero byte where it occurs). Its LOWEST set bit is exact: the
+/// bytes before the first byte less than n are >= n, so their subtraction neither
+/// borrows nor sets a flag; that byte (< n <= 0x80) is flagged; only bytes after it
+/// may be flagged spuriously, by a borrow. So in the little-endian word the first
+/// special byte is byte `trailing_zeros / 8`.
+#[inline]
+pub(crate) fn plain_len(s: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below = |w: u64, n: u8| w.wrapping_sub(ONES * n as u64) & !w & HIGH;
+    let mut i = 0;
+    while let Some(chunk) = s.get(i..i + 8) {
+        let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        let hit = below(w, 0x20)
+            | below(w ^ (ONES * b'"' as u64), 1)
+            | below(w ^ (ONES * b'\\' as u64), 1);
+        if hit != 0 {
+            return i + (hit.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < s.len() && !is_special(s[i]) {
+        i += 1;
+    }
+    i
+}
+
 struct Parser<'a> {
     s: &'a [u8],
     text: &'a str,
@@ -437,12 +477,7 @@ impl<'a> Parser<'a> {
         loop {
             // Copy the run of plain characters in one go.
             let run_start = self.pos;
-            while let Some(&b) = self.s.get(self.pos) {
-                if b == b'"' || b == b'\\' || b < 0x20 {
-                    break;
-                }
-                self.pos += 1;
-            }
+            self.pos += plain_len(&self.s[self.pos..]);
             out.push_str(&self.text[run_start..self.pos]);
             match self.peek() {
                 None => {
@@ -602,6 +637,57 @@ impl<'a> Parser<'a> {
                 digits.to_owned()
             };
             Ok(Value::Number(Number::Int(s)))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn plain_len_bytewise(s: &[u8]) -> usize {
+        s.iter().position(|&b| is_special(b)).unwrap_or(s.len())
+    }
+
+    #[test]
+    fn plain_len_every_byte_at_every_offset() {
+        for b in 0..=255u8 {
+            for len in 0..24 {
+                for at in 0..len {
+                    let mut s = vec![b'a'; len];
+                    s[at] = b;
+                    assert_eq!(
+                        plain_len(&s),
+                        plain_len_bytewise(&s),
+                        "{b:#x} at {at} of {len}"
+                    );
+                    // The same byte after a byte just above each threshold (borrows).
+                    if at > 0 {
+                        for prev in [0x20, 0x21, 0x23, 0x5b, 0x5d, 0x80, 0xff] {
+                            s[at - 1] = prev;
+                            assert_eq!(plain_len(&s), plain_len_bytewise(&s));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn plain_len_matches_bytewise(s in proptest::collection::vec(any::<u8>(), 0..64)) {
+            prop_assert_eq!(plain_len(&s), plain_len_bytewise(&s));
+        }
+
+        #[test]
+        fn plain_len_matches_bytewise_near_specials(
+            s in proptest::collection::vec(
+                prop_oneof![Just(b'"'), Just(b'\\'), 0x00u8..0x22, 0x22u8..0x60, 0x5bu8..0x5e, any::<u8>()],
+                0..64,
+            )
+        ) {
+            prop_assert_eq!(plain_len(&s), plain_len_bytewise(&s));
         }
     }
 }

@@ -1,0 +1,825 @@
+//! Throughput benchmark (see `benches/README.md`).
+//!
+//! Generates a deterministic core-profile journal of about `JC_BENCH_MB` megabytes
+//! (10^6 bytes, default 100) in the temp directory, then times, on that file read
+//! through a `BufReader<File>` of 64 KiB (as the CLI reads files):
+//!
+//! * `validate`:    `journal::validate` (wire + JSON + envelope + journal rules)
+//! * `replay`:      `replay::replay(.., None)` (validate + projection + fingerprint)
+//! * `fingerprint`: `replay::fingerprint(.., None)` (validate + fingerprint)
+//! * `sha2`:        SHA-256 (the `sha2` crate) over the raw file bytes
+//! * `sha256sum`:   `sha256sum FILE` as a subprocess, when the tool exists
+//!
+//! and, as timing splits for profiling, the cost of the layers underneath:
+//!
+//! * `split:lines`:           `wire::LineReader` only (split on `\n`)
+//! * `split:lines+parse`:     lines + `wire::parse_line` (UTF-8 + strict JSON parser)
+//! * `split:lines+parse+canon`: the above + `canonical::write` of each value
+//!
+//! Each measurement is repeated `JC_BENCH_RUNS` times (default 5); the median and
+//! the minimum are reported, with the peak RSS of the process during that
+//! measurement (VmHWM, reset before each measurement through `/proc/self/clear_refs`).
+//!
+//! Run without `--bench` (that is, by `cargo test --benches`), it does a 1 MB, one
+//! run smoke test instead.
+
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use journal_conformance::event::Profile;
+use journal_conformance::{canonical, journal, replay, wire};
+use sha2::{Digest, Sha256};
+
+const SEED: u64 = 0x9E37_79B9_7F4A_7C15;
+const READ_CAPACITY: usize = 1 << 16;
+
+// ---------------------------------------------------------------------------------
+// Deterministic generator
+// ---------------------------------------------------------------------------------
+
+/// xorshift64 (Marsaglia): small, fast, and the same sequence on every platform.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+
+    /// Uniform-ish in `lo..=hi` (modulo bias is irrelevant here).
+    fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.next() % (hi - lo + 1)
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+
+    fn pick(&mut self, xs: &[&'static str]) -> &'static str {
+        xs[(self.next() % xs.len() as u64) as usize]
+    }
+
+    /// A float with a fraction, sometimes with a large or tiny exponent.
+    fn float(&mut self) -> f64 {
+        match self.next() % 10 {
+            0 => (self.range(1, 99_999) as f64) * 1e-9,
+            1 => (self.range(1, 99_999) as f64) * 1e17,
+            _ => (self.range(0, 9_999_999) as f64) / 1000.0 + 0.001,
+        }
+    }
+}
+
+const WORDS: &[&str] = &[
+    "the",
+    "journal",
+    "replay",
+    "event",
+    "stream",
+    "tool",
+    "result",
+    "parser",
+    "canonical",
+    "fingerprint",
+    "invariant",
+    "sequence",
+    "session",
+    "agent",
+    "model",
+    "token",
+    "cache",
+    "append",
+    "only",
+    "line",
+    "value",
+    "check",
+    "a",
+    "of",
+    "to",
+    "and",
+    "in",
+    "is",
+    "we",
+    "file",
+    "path",
+    "test",
+    "build",
+    "error",
+    "fix",
+    "read",
+    "write",
+    "function",
+    "return",
+    "naïve",
+    "café",
+    "größe",
+    "résumé",
+    "日本語",
+    "テスト",
+    "数据",
+    "проверка",
+    "данные",
+    "λόγος",
+    "αβγ",
+    "🚀",
+    "✅",
+    "🦀",
+    "∑",
+    "→",
+    "—",
+    "\"quoted\"",
+    "back\\slash",
+    "tab\there",
+    "line\nbreak",
+    "`code`",
+    "{braces}",
+    "[brackets]",
+    "x=1;",
+    "über",
+    "niño",
+    "ça",
+];
+
+const PATHS: &[&str] = &[
+    "src/lib.rs",
+    "src/json.rs",
+    "src/journal.rs",
+    "tests/replay.rs",
+    "docs/SPEC.md",
+    "src/日本/mod.rs",
+    "crates/core/src/lib.rs",
+];
+
+const TOOLS: &[&str] = &["read_file", "grep", "run_tests"];
+
+/// Append `s` as a JSON string. With `ascii`, every non-ASCII character is written as
+/// a `\uXXXX` escape (surrogate pairs above the BMP), as `ensure_ascii` writers do.
+fn json_str(out: &mut String, s: &str, ascii: bool) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c if ascii && !c.is_ascii() => {
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    let _ = write!(out, "\\u{:04x}", u);
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+fn sentence(rng: &mut Rng, lo: u64, hi: u64) -> String {
+    let n = rng.range(lo, hi);
+    let mut s = String::new();
+    for i in 0..n {
+        if i > 0 {
+            s.push(' ');
+        }
+        s.push_str(rng.pick(WORDS));
+    }
+    s
+}
+
+/// A JSON string literal of a sentence; 5% of them `\u`-escaped.
+fn text(rng: &mut Rng, lo: u64, hi: u64) -> String {
+    let ascii = rng.chance(5);
+    let s = sentence(rng, lo, hi);
+    let mut out = String::with_capacity(s.len() + 2);
+    json_str(&mut out, &s, ascii);
+    out
+}
+
+fn quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    json_str(&mut out, s, false);
+    out
+}
+
+struct Generator {
+    rng: Rng,
+    out: BufWriter<File>,
+    seq: u64,
+    bytes: u64,
+    line: String,
+    counts: [u64; 7],
+}
+
+const TYPES: [&str; 7] = [
+    "session.start",
+    "user.message",
+    "model.request",
+    "model.response",
+    "tool.request",
+    "tool.result",
+    "session.stop",
+];
+
+impl Generator {
+    fn emit(&mut self, ty: &str, actor: &str, payload: &str) -> std::io::Result<()> {
+        let n = self.seq;
+        let t = 1_000 * n + self.rng.range(0, 999);
+        let l = &mut self.line;
+        l.clear();
+        let _ = write!(
+            l,
+            r#"{{"trace_version":"0.1.0","event_id":"evt-{n}","session_id":"s","sequence":{n},"timestamp":"2026-08-10T{:02}:{:02}:{:02}.{:03}Z","type":"{ty}","actor":{{"kind":"{actor}","id":"bench-{actor}"}},"payload":{payload},"provenance":{{"run_id":"r","agent_id":"bench-agent","snapshot_id":"bench-agent-2026-08-10","surface":"sdk","harness_mode":"fake","model":"bench-model-v1","provider":"local-fixture"}},"redaction":"#,
+            (t / 3_600_000) % 24,
+            (t / 60_000) % 60,
+            (t / 1_000) % 60,
+            t % 1_000,
+        );
+        if self.rng.chance(3) {
+            l.push_str(r#"{"status":"redacted","fields":["payload.content"]}"#);
+        } else {
+            l.push_str(r#"{"status":"clean","fields":[]}"#);
+        }
+        if n > 0 {
+            let _ = write!(l, r#","parent_event_id":"evt-{}""#, n - 1);
+        }
+        l.push_str("}\n");
+        self.out.write_all(l.as_bytes())?;
+        self.bytes += l.len() as u64;
+        self.seq += 1;
+        let i = TYPES.iter().position(|t| *t == ty).expect("known type");
+        self.counts[i] += 1;
+        Ok(())
+    }
+
+    fn usage(&mut self) -> String {
+        format!(
+            r#"{{"input_tokens":{},"output_tokens":{},"cache_hit_ratio":{:?},"cost_usd":{:?}}}"#,
+            self.rng.range(100, 200_000),
+            self.rng.range(1, 8_000),
+            self.rng.float(),
+            self.rng.float(),
+        )
+    }
+
+    fn tool_output(&mut self, tool: &str) -> String {
+        let r = &mut self.rng;
+        let mut o = String::new();
+        match tool {
+            "read_file" => {
+                let path = quoted(r.pick(PATHS));
+                let _ = write!(o, r#"{{"path":{path},"lines":["#);
+                let n = r.range(5, 40);
+                let first = r.range(1, 500);
+                for i in 0..n {
+                    if i > 0 {
+                        o.push(',');
+                    }
+                    let _ = write!(o, r#"{{"n":{},"text":{}}}"#, first + i, text(r, 0, 14));
+                }
+                let _ = write!(
+                    o,
+                    r#"],"stats":{{"bytes":{},"ratio":{:?},"mtime_ns":{}}},"truncated":{}}}"#,
+                    r.range(0, 1 << 20),
+                    r.float(),
+                    // Beyond i64: the parser keeps integers exact.
+                    if r.chance(10) {
+                        "123456789012345678901234567890".to_string()
+                    } else {
+                        r.range(0, 1 << 62).to_string()
+                    },
+                    r.chance(20),
+                );
+            }
+            "grep" => {
+                let _ = write!(o, r#"{{"pattern":{},"matches":["#, text(r, 1, 3));
+                let n = r.range(0, 25);
+                for i in 0..n {
+                    if i > 0 {
+                        o.push(',');
+                    }
+                    let _ = write!(
+                        o,
+                        r#"{{"path":{},"line":{},"column":{},"preview":{},"score":{:?}}}"#,
+                        quoted(r.pick(PATHS)),
+                        r.range(1, 5_000),
+                        r.range(1, 120),
+                        text(r, 3, 16),
+                        r.float(),
+                    );
+                }
+                let _ = write!(o, r#"],"count":{n}}}"#);
+            }
+            _ => {
+                let failed = if r.chance(30) { r.range(1, 4) } else { 0 };
+                let _ = write!(
+                    o,
+                    r#"{{"exit_code":{},"passed":{},"failed":{failed},"duration_s":{:?},"failures":["#,
+                    if failed > 0 { 101 } else { 0 },
+                    r.range(0, 900),
+                    r.float(),
+                );
+                for i in 0..failed {
+                    if i > 0 {
+                        o.push(',');
+                    }
+                    let _ = write!(
+                        o,
+                        r#"{{"name":"tests::case_{}","message":{},"trace":[{},{},{}],"delta":-{}}}"#,
+                        r.range(0, 999),
+                        text(r, 5, 30),
+                        text(r, 2, 6),
+                        text(r, 2, 6),
+                        text(r, 2, 6),
+                        r.range(1, 1_000_000),
+                    );
+                }
+                o.push_str(r#"],"env":{"RUST_LOG":"debug","CI":null,"nested":{"a":[1,[2,[3,{"b":null}]]]}}}"#);
+            }
+        }
+        o
+    }
+
+    fn turn(&mut self, turn: u64) -> std::io::Result<()> {
+        let long = self.rng.chance(10);
+        let content = if long {
+            text(&mut self.rng, 150, 400)
+        } else {
+            text(&mut self.rng, 3, 60)
+        };
+        self.emit(
+            "user.message",
+            "user",
+            &format!(r#"{{"content":{content},"turn":{turn}}}"#),
+        )?;
+        let mut messages = 2 * turn - 1;
+        let request = |messages: u64, temp: f64| {
+            format!(
+                r#"{{"turn":{turn},"message_count":{messages},"roles":["system","user","assistant"],"tools":["read_file","grep","run_tests"],"temperature":{temp:?},"max_tokens":4096}}"#
+            )
+        };
+        let temp = (self.rng.range(0, 10) as f64) / 10.0 + 0.05;
+        self.emit("model.request", "harness", &request(messages, temp))?;
+        // Tool rounds.
+        for _ in 0..self.rng.range(0, 3) {
+            let tool = self.rng.pick(TOOLS);
+            let call = format!("call-{}", self.seq);
+            let args = match tool {
+                "read_file" => format!(
+                    r#"{{"path":{},"start":{},"end":{}}}"#,
+                    quoted(self.rng.pick(PATHS)),
+                    self.rng.range(1, 100),
+                    self.rng.range(101, 900)
+                ),
+                "grep" => format!(
+                    r#"{{"pattern":{},"paths":["src","tests"],"ignore_case":{}}}"#,
+                    text(&mut self.rng, 1, 3),
+                    self.rng.chance(50)
+                ),
+                _ => r#"{"command":["cargo","test","--release"],"timeout_s":600}"#.to_string(),
+            };
+            let say = text(&mut self.rng, 3, 20);
+            let usage = self.usage();
+            self.emit(
+                "model.response",
+                "model",
+                &format!(
+                    r#"{{"turn":{turn},"content":{say},"tool_calls":[{{"id":"{call}","name":"{tool}","arguments":{args}}}],"usage":{usage}}}"#
+                ),
+            )?;
+            self.emit(
+                "tool.request",
+                "harness",
+                &format!(r#"{{"tool_call_id":"{call}","name":"{tool}","arguments":{args}}}"#),
+            )?;
+            let output = self.tool_output(tool);
+            let elapsed = self.rng.float();
+            let ok = self.rng.chance(90);
+            self.emit(
+                "tool.result",
+                "tool",
+                &format!(
+                    r#"{{"tool_call_id":"{call}","name":"{tool}","ok":{ok},"elapsed_ms":{elapsed:?},"output":{output}}}"#
+                ),
+            )?;
+            messages += 2;
+            self.emit("model.request", "harness", &request(messages, temp))?;
+        }
+        // The answer: plain, or streamed as deltas then one final event.
+        if self.rng.chance(50) {
+            let answer = text(&mut self.rng, 10, 120);
+            let usage = self.usage();
+            self.emit(
+                "model.response",
+                "model",
+                &format!(
+                    r#"{{"turn":{turn},"content":{answer},"tool_calls":[],"usage":{usage},"stop":"end_turn"}}"#
+                ),
+            )?;
+        } else {
+            let mut acc = String::new();
+            for i in 0..self.rng.range(3, 12) {
+                let delta = sentence(&mut self.rng, 1, 10) + " ";
+                acc.push_str(&delta);
+                self.emit(
+                    "model.response",
+                    "model",
+                    &format!(
+                        r#"{{"turn":{turn},"index":{i},"delta":{},"accumulated":{},"final":false,"tool_calls":[]}}"#,
+                        quoted(&delta),
+                        quoted(&acc)
+                    ),
+                )?;
+            }
+            let usage = self.usage();
+            self.emit(
+                "model.response",
+                "model",
+                &format!(
+                    r#"{{"turn":{turn},"accumulated":{},"final":true,"tool_calls":[],"usage":{usage}}}"#,
+                    quoted(&acc)
+                ),
+            )?;
+        }
+        Ok(())
+    }
+}
+
+struct Generated {
+    bytes: u64,
+    events: u64,
+    counts: [u64; 7],
+}
+
+/// Write a journal of at least `target` bytes (one line past it at most a turn).
+fn generate(path: &Path, target: u64) -> std::io::Result<Generated> {
+    let mut g = Generator {
+        rng: Rng(SEED),
+        out: BufWriter::with_capacity(1 << 20, File::create(path)?),
+        seq: 0,
+        bytes: 0,
+        line: String::with_capacity(1 << 16),
+        counts: [0; 7],
+    };
+    g.emit(
+        "session.start",
+        "harness",
+        r#"{"max_turns":1000000,"tool_count":3,"cwd":"/work/プロジェクト","config":{"sandbox":true,"retries":3,"backoff":1.5}}"#,
+    )?;
+    let mut turn = 0;
+    while g.bytes < target {
+        turn += 1;
+        g.turn(turn)?;
+    }
+    g.emit(
+        "session.stop",
+        "harness",
+        &format!(
+            r#"{{"reason":"completed","turns":{turn},"wall_s":{:?}}}"#,
+            12345.678
+        ),
+    )?;
+    g.out.flush()?;
+    Ok(Generated {
+        bytes: g.bytes,
+        events: g.seq,
+        counts: g.counts,
+    })
+}
+
+// ---------------------------------------------------------------------------------
+// Measurement
+// ---------------------------------------------------------------------------------
+
+/// Removes the file when dropped (also on panic).
+struct TempFile(PathBuf);
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn status_kib(field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    line[field.len()..]
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Reset the peak RSS (VmHWM) to the current RSS (Linux >= 4.0); false if unsupported.
+fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+fn open(path: &Path) -> BufReader<File> {
+    BufReader::with_capacity(READ_CAPACITY, File::open(path).expect("open bench file"))
+}
+
+/// On-CPU and run-queue wait time of this (single-threaded) process's main thread,
+/// from `/proc/self/schedstat` (nanoseconds); `None` where unavailable.
+fn schedstat() -> Option<(Duration, Duration)> {
+    let s = std::fs::read_to_string("/proc/self/schedstat").ok()?;
+    let mut f = s.split_whitespace().map(|x| x.parse::<u64>().ok());
+    Some((
+        Duration::from_nanos(f.next()??),
+        Duration::from_nanos(f.next()??),
+    ))
+}
+
+struct Row {
+    name: &'static str,
+    /// Wall-clock time.
+    median: Duration,
+    min: Duration,
+    /// On-CPU time of this process (`None` for a subprocess or without schedstat).
+    cpu_median: Option<Duration>,
+    /// Total time spent runnable but waiting for a CPU, over all runs.
+    waited: Option<Duration>,
+    peak_kib: Option<u64>,
+    result: String,
+}
+
+fn measure(name: &'static str, runs: usize, mut f: impl FnMut() -> String) -> Row {
+    let resettable = reset_peak_rss();
+    let mut times = Vec::with_capacity(runs);
+    let mut cpu = Vec::with_capacity(runs);
+    let mut waited = Some(Duration::ZERO);
+    let mut result: Option<String> = None;
+    for _ in 0..runs {
+        let before = schedstat();
+        let start = Instant::now();
+        let r = f();
+        times.push(start.elapsed());
+        match (before, schedstat()) {
+            (Some((c0, w0)), Some((c1, w1))) => {
+                cpu.push(c1 - c0);
+                waited = waited.map(|w| w + (w1 - w0));
+            }
+            _ => waited = None,
+        }
+        match &result {
+            None => result = Some(r),
+            Some(prev) => assert_eq!(prev, &r, "{name}: result differs between runs"),
+        }
+    }
+    times.sort();
+    cpu.sort();
+    Row {
+        name,
+        median: times[times.len() / 2],
+        min: times[0],
+        cpu_median: (cpu.len() == runs).then(|| cpu[runs / 2]),
+        waited,
+        peak_kib: if resettable {
+            status_kib("VmHWM:")
+        } else {
+            None
+        },
+        result: result.unwrap_or_default(),
+    }
+}
+
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into())
+}
+
+fn mb_per_s(bytes: u64, d: Duration) -> f64 {
+    bytes as f64 / 1e6 / d.as_secs_f64()
+}
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    match std::env::var(name) {
+        Ok(v) => v
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{name} must be a non-negative integer, got {v:?}")),
+        Err(_) => default,
+    }
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; `cargo test --benches` does not: smoke-test then.
+    let bench = std::env::args().any(|a| a == "--bench");
+    let mb = env_u64("JC_BENCH_MB", if bench { 100 } else { 1 }).max(1);
+    let runs = env_u64("JC_BENCH_RUNS", if bench { 5 } else { 1 }).max(1) as usize;
+
+    let path = std::env::temp_dir().join(format!("jc-bench-{}.jsonl", std::process::id()));
+    let file = TempFile(path);
+    let path = file.0.as_path();
+
+    let start = Instant::now();
+    let gen = generate(path, mb * 1_000_000).expect("generate bench journal");
+    let bytes = gen.bytes;
+    println!(
+        "generated {} ({:.1} MB, {} events, {:.1} s)",
+        path.display(),
+        bytes as f64 / 1e6,
+        gen.events,
+        start.elapsed().as_secs_f64()
+    );
+    let mix: Vec<String> = TYPES
+        .iter()
+        .zip(gen.counts)
+        .map(|(t, c)| format!("{t} {c}"))
+        .collect();
+    println!("mix: {}", mix.join(", "));
+    println!("runs per measurement: {runs} (median and min reported; MB = 10^6 bytes)");
+    println!(
+        "RSS before measuring: {} KiB",
+        status_kib("VmRSS:").unwrap_or(0)
+    );
+    println!("load average before: {}", loadavg());
+
+    // Warm the page cache so every measurement reads from memory alike.
+    std::io::copy(&mut open(path), &mut std::io::sink()).expect("read bench file");
+
+    // JC_BENCH_ONLY=name,name: run only those measurements (e.g. under a profiler).
+    let only: Option<Vec<String>> = std::env::var("JC_BENCH_ONLY")
+        .ok()
+        .map(|v| v.split(',').map(|s| s.trim().to_owned()).collect());
+    let want = |name: &str| only.as_ref().is_none_or(|o| o.iter().any(|n| n == name));
+    let mut rows: Vec<Row> = Vec::new();
+
+    if want("validate") {
+        rows.push(measure("validate", runs, || {
+            let n = journal::validate(open(path), Profile::Core).expect("valid journal");
+            n.to_string()
+        }));
+    }
+
+    if want("fingerprint") {
+        rows.push(measure("fingerprint", runs, || {
+            replay::fingerprint(open(path), Profile::Core, None).expect("valid journal")
+        }));
+    }
+
+    if want("sha2") {
+        rows.push(measure("sha2", runs, || {
+            let mut r = open(path);
+            let mut h = Sha256::new();
+            loop {
+                let buf = r.fill_buf().expect("read bench file");
+                if buf.is_empty() {
+                    break;
+                }
+                h.update(buf);
+                let n = buf.len();
+                r.consume(n);
+            }
+            journal_conformance::fingerprint::hex(&h.finalize())
+        }));
+    }
+
+    if want("sha256sum") {
+        match Command::new("sha256sum").arg("--version").output() {
+            Ok(o) if o.status.success() => {
+                let mut row = measure("sha256sum", runs, || {
+                    let o = Command::new("sha256sum")
+                        .arg(path)
+                        .output()
+                        .expect("run sha256sum");
+                    assert!(o.status.success(), "sha256sum failed");
+                    String::from_utf8_lossy(&o.stdout)
+                        .split_whitespace()
+                        .next()
+                        .unwrap_or_default()
+                        .to_owned()
+                });
+                // The child's memory and CPU time, not ours.
+                row.peak_kib = None;
+                row.cpu_median = None;
+                row.waited = None;
+                rows.push(row);
+            }
+            _ => println!("sha256sum: not found, skipped"),
+        }
+    }
+
+    if want("split:lines") {
+        rows.push(measure("split:lines", runs, || {
+            let mut lines = wire::LineReader::new(open(path));
+            let mut n = 0u64;
+            while let Some((_, bytes, _)) = lines.next_line().expect("read") {
+                n += bytes.len() as u64;
+            }
+            n.to_string()
+        }));
+    }
+
+    if want("split:lines+parse") {
+        rows.push(measure("split:lines+parse", runs, || {
+            let mut lines = wire::LineReader::new(open(path));
+            let mut n = 0u64;
+            while let Some((number, bytes, _)) = lines.next_line().expect("read") {
+                let v = wire::parse_line(number, bytes).expect("valid line");
+                n += v.as_object().map_or(0, |o| o.len()) as u64;
+            }
+            n.to_string()
+        }));
+    }
+
+    if want("split:lines+parse+canon") {
+        rows.push(measure("split:lines+parse+canon", runs, || {
+            let mut lines = wire::LineReader::new(open(path));
+            let mut out = Vec::with_capacity(1 << 16);
+            let mut n = 0u64;
+            while let Some((number, bytes, _)) = lines.next_line().expect("read") {
+                let v = wire::parse_line(number, bytes).expect("valid line");
+                out.clear();
+                canonical::write(&v, &mut out);
+                n += out.len() as u64;
+            }
+            n.to_string()
+        }));
+    }
+
+    // Last: the projection it builds (every message and tool result) stays in the
+    // allocator's heap after it is dropped and would inflate the peaks measured after it.
+    if want("replay") {
+        rows.push(measure("replay", runs, || {
+            let state = replay::replay(open(path), Profile::Core, None).expect("valid journal");
+            assert_eq!(state.applied_sequences.len() as u64, gen.events);
+            state.fingerprint
+        }));
+    }
+
+    // Cross-checks: the measured code computed what it should.
+    let result = |name: &str| {
+        rows.iter()
+            .find(|r| r.name == name)
+            .map(|r| r.result.clone())
+    };
+    if let Some(n) = result("validate") {
+        assert_eq!(n, gen.events.to_string(), "validate: wrong event count");
+    }
+    if let (Some(a), Some(b)) = (result("replay"), result("fingerprint")) {
+        assert_eq!(a, b, "replay and fingerprint disagree");
+    }
+    if let (Some(a), Some(b)) = (result("sha256sum"), result("sha2")) {
+        assert_eq!(a, b, "sha256sum and sha2 disagree");
+    }
+    let file_sha = result("sha2").unwrap_or_else(|| "-".into());
+    let fp = result("fingerprint")
+        .or_else(|| result("replay"))
+        .unwrap_or_else(|| "-".into());
+
+    // Print in the order of benches/README.md.
+    let order = [
+        "validate",
+        "replay",
+        "fingerprint",
+        "sha2",
+        "sha256sum",
+        "split:lines",
+        "split:lines+parse",
+        "split:lines+parse+canon",
+    ];
+    rows.sort_by_key(|r| order.iter().position(|n| *n == r.name));
+
+    println!();
+    println!(
+        "| measurement | wall median s | wall min s | CPU median s | MB/s (wall median) | MB/s (wall min) | MB/s (CPU median) | run-queue wait s | peak RSS MiB |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let opt = |d: Option<Duration>, f: &dyn Fn(Duration) -> String| d.map_or("-".to_string(), f);
+    for r in &rows {
+        println!(
+            "| {} | {:.3} | {:.3} | {} | {:.1} | {:.1} | {} | {} | {} |",
+            r.name,
+            r.median.as_secs_f64(),
+            r.min.as_secs_f64(),
+            opt(r.cpu_median, &|d| format!("{:.3}", d.as_secs_f64())),
+            mb_per_s(bytes, r.median),
+            mb_per_s(bytes, r.min),
+            opt(r.cpu_median, &|d| format!("{:.1}", mb_per_s(bytes, d))),
+            opt(r.waited, &|d| format!("{:.3}", d.as_secs_f64())),
+            r.peak_kib
+                .map_or("-".to_string(), |k| format!("{:.1}", k as f64 / 1024.0)),
+        );
+    }
+    println!();
+    println!("file sha256:  {file_sha}");
+    println!("fingerprint:  {fp}");
+    println!("load average after:  {}", loadavg());
+    println!(
+        "peak RSS (VmHWM) at the end: {} KiB",
+        status_kib("VmHWM:").unwrap_or(0)
+    );
+}
