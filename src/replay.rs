@@ -183,33 +183,60 @@ impl Reducer {
     /// `applied_sequences`), the number of events it covers, and the hash state.
     /// `None` when the projection is not well-formed.
     pub fn restore(
-        projection: &Value,
+        projection: Value,
         applied: u64,
         hash: crate::fingerprint::Sha256State,
     ) -> Option<Reducer> {
-        let strings = |k: &str| -> Option<Vec<String>> {
-            projection
-                .get(k)?
-                .as_array()?
-                .iter()
-                .map(|v| v.as_str().map(str::to_owned))
-                .collect()
+        // Take the members by value: a projection holds every message, so copying it
+        // would cost as much as reading it.
+        let Value::Object(members) = projection else {
+            return None;
         };
-        let stop_reason = match projection.get("stop_reason")? {
+        let mut take = std::collections::HashMap::with_capacity(members.len());
+        for (k, v) in members {
+            take.insert(k, v);
+        }
+        let mut field = |k: &str| take.remove(k);
+        let strings = |v: Option<Value>| -> Option<Vec<String>> {
+            match v? {
+                Value::Array(items) => items
+                    .into_iter()
+                    .map(|x| match x {
+                        Value::String(s) => Some(s),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => None,
+            }
+        };
+        let text = |v: Option<Value>| match v? {
+            Value::String(s) => Some(s),
+            _ => None,
+        };
+        let stop_reason = match field("stop_reason")? {
             Value::Null => None,
-            Value::String(s) => Some(s.clone()),
+            Value::String(s) => Some(s),
+            _ => return None,
+        };
+        let tools = match field("tool_results")? {
+            Value::Array(items) => items,
             _ => return None,
         };
         Some(Reducer {
-            session_id: projection.get("session_id")?.as_str()?.to_owned(),
-            run_id: projection.get("run_id")?.as_str()?.to_owned(),
+            session_id: text(field("session_id"))?,
+            run_id: text(field("run_id"))?,
             applied,
-            users: strings("user_messages")?,
-            assistants: strings("assistant_messages")?,
-            tools: projection.get("tool_results")?.as_array()?.to_vec(),
+            users: strings(field("user_messages"))?,
+            assistants: strings(field("assistant_messages"))?,
+            tools,
             stop_reason,
             fingerprint: Fingerprinter::resume(hash, applied),
         })
+    }
+
+    /// The journal's session and run ids (empty before the first event).
+    pub fn identity(&self) -> (&str, &str) {
+        (&self.session_id, &self.run_id)
     }
 }
 

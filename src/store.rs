@@ -552,7 +552,7 @@ impl Checkpoint {
     }
 
     /// Read a checkpoint; `Err(reason)` when it must be ignored (`K-IGNORE-1`).
-    pub fn from_json(v: &Value) -> Result<Checkpoint, String> {
+    pub fn from_json(mut v: Value) -> Result<Checkpoint, String> {
         const MEMBERS: &[&str] = &[
             "checkpoint_version",
             "reducer_version",
@@ -600,20 +600,36 @@ impl Checkpoint {
         if index.get("count").and_then(Value::as_i64) != Some(event_count as i64) {
             return Err("id_index count differs from event_count".into());
         }
-        let projection = v.get("projection").unwrap().clone();
+        let source_event_id = s(v.get("source_event_id"), "source_event_id")?;
+        let source_offset = u("source_offset")?;
+        let source_fingerprint = s(v.get("source_fingerprint"), "source_fingerprint")?;
+        let hash_state =
+            Sha256State::from_json(v.get("hash_state").unwrap()).ok_or("bad `hash_state`")?;
+        let index_file = s(index.get("file"), "id_index.file")?;
+        let index_sha256 = s(index.get("sha256"), "id_index.sha256")?;
+        // Move the projection out rather than copy it: it holds every message.
+        let projection = match &mut v {
+            Value::Object(m) => {
+                let i = m
+                    .iter()
+                    .position(|(k, _)| k == "projection")
+                    .expect("checked above");
+                m.remove(i).1
+            }
+            _ => unreachable!("checked above"),
+        };
         if projection.get("applied_sequences").is_some() {
             return Err("projection must not carry applied_sequences".into());
         }
         Ok(Checkpoint {
             event_count,
-            source_event_id: s(v.get("source_event_id"), "source_event_id")?,
-            source_offset: u("source_offset")?,
-            source_fingerprint: s(v.get("source_fingerprint"), "source_fingerprint")?,
+            source_event_id,
+            source_offset,
+            source_fingerprint,
             projection,
-            hash_state: Sha256State::from_json(v.get("hash_state").unwrap())
-                .ok_or("bad `hash_state`")?,
-            index_file: s(index.get("file"), "id_index.file")?,
-            index_sha256: s(index.get("sha256"), "id_index.sha256")?,
+            hash_state,
+            index_file,
+            index_sha256,
         })
     }
 }
@@ -796,7 +812,7 @@ pub fn replay_from_checkpoint(
         let text = std::str::from_utf8(&text).map_err(|_| "checkpoint is not UTF-8".to_owned())?;
         let v = json::parse_with_max_depth(text, json::MAX_DEPTH + 2)
             .map_err(|e| format!("checkpoint does not parse: {e}"))?;
-        let c = Checkpoint::from_json(&v)?;
+        let mut c = Checkpoint::from_json(v)?;
         // K-IGNORE-1: a checkpoint must agree with itself.
         let mut finished = c.hash_state.clone();
         finished.update(b"]");
@@ -807,7 +823,8 @@ pub fn replay_from_checkpoint(
             return Err("the checkpoint contradicts itself (fingerprints differ)".into());
         }
         let index = validate_checkpoint(path, &c, ck, profile)?;
-        let reducer = Reducer::restore(&c.projection, c.event_count, c.hash_state.clone())
+        let projection = std::mem::replace(&mut c.projection, Value::Null);
+        let reducer = Reducer::restore(projection, c.event_count, c.hash_state.clone())
             .ok_or("bad projection")?;
         Ok((c, index, reducer))
     })();
@@ -821,11 +838,11 @@ pub fn replay_from_checkpoint(
             ));
         }
     };
-    let state = reducer.state();
+    let (session_id, run_id) = reducer.identity();
     let mut checker = Checker::resume(
         c.event_count,
-        state.session_id,
-        state.run_id,
+        session_id.to_owned(),
+        run_id.to_owned(),
         Box::new(index),
     );
     let mut f = File::open(path)?;
