@@ -27,7 +27,11 @@ const SHA256_IV: [u32; 8] = [
 
 impl Default for Sha256State {
     fn default() -> Self {
-        Sha256State { h: SHA256_IV, pending: Vec::with_capacity(64), length: 0 }
+        Sha256State {
+            h: SHA256_IV,
+            pending: Vec::with_capacity(64),
+            length: 0,
+        }
     }
 }
 
@@ -80,7 +84,15 @@ impl Sha256State {
     /// `{"h": [8 lowercase hex words], "pending": hex, "length": bytes hashed}`.
     pub fn to_json(&self) -> Value {
         Value::object([
-            ("h", Value::Array(self.h.iter().map(|w| Value::from(format!("{w:08x}"))).collect())),
+            (
+                "h",
+                Value::Array(
+                    self.h
+                        .iter()
+                        .map(|w| Value::from(format!("{w:08x}")))
+                        .collect(),
+                ),
+            ),
             ("pending", Value::from(hex(&self.pending))),
             ("length", Value::from_u64(self.length)),
         ])
@@ -173,7 +185,11 @@ impl Fingerprinter {
 
     /// Continue from a saved state of `count` values.
     pub fn resume(hasher: Sha256State, count: u64) -> Fingerprinter {
-        Fingerprinter { hasher, count, buf: Vec::with_capacity(4096) }
+        Fingerprinter {
+            hasher,
+            count,
+            buf: Vec::with_capacity(4096),
+        }
     }
 }
 
@@ -216,7 +232,11 @@ mod tests {
                 let saved = Sha256State::from_json(&s.to_json()).expect("state round-trips");
                 let mut r = saved;
                 r.update(&data[split.min(len)..len]);
-                assert_eq!(hex(&r.digest()), sha256_hex(&data[..len]), "len {len} split {split}");
+                assert_eq!(
+                    hex(&r.digest()),
+                    sha256_hex(&data[..len]),
+                    "len {len} split {split}"
+                );
             }
         }
     }

@@ -58,7 +58,12 @@ impl Checker {
     /// run are given and whose earlier ids are looked up with `known` (used by replay
     /// from a checkpoint: the prefix's ids live on disk, not in memory).
     pub fn resume(count: u64, session_id: String, run_id: String) -> Checker {
-        Checker { count, session_id: Some(session_id), run_id: Some(run_id), ids: HashMap::new() }
+        Checker {
+            count,
+            session_id: Some(session_id),
+            run_id: Some(run_id),
+            ids: HashMap::new(),
+        }
     }
 
     /// Check the next event against `R-TYPE-1` and `J-SEQ-1` .. `J-PARENT-1`, in that

@@ -183,7 +183,12 @@ impl Reducer {
     /// the projection is not a well-formed ReplayState.
     pub fn restore(projection: &Value, hash: crate::fingerprint::Sha256State) -> Option<Reducer> {
         let strings = |k: &str| -> Option<Vec<String>> {
-            projection.get(k)?.as_array()?.iter().map(|v| v.as_str().map(str::to_owned)).collect()
+            projection
+                .get(k)?
+                .as_array()?
+                .iter()
+                .map(|v| v.as_str().map(str::to_owned))
+                .collect()
         };
         let applied = projection.get("applied_sequences")?.as_array()?.len() as u64;
         let stop_reason = match projection.get("stop_reason")? {
