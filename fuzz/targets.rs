@@ -490,6 +490,16 @@ fn journal_profile(data: &[u8], profile: Profile, h: u64) -> Result<(u64, String
                 fp,
                 "{what}: F-FP-1 over the events"
             );
+            // F-FP-2: the journal rewritten as canonical lines (other key order, spacing
+            // and escapes) has the same replay and fingerprint.
+            let canon: Vec<String> = values.iter().map(canonical::to_string).collect();
+            let rewritten = invalid(replay::replay(canon.join("\n").as_bytes(), profile, None))
+                .unwrap_or_else(|e| panic!("{what}: F-FP-2 the canonical rewrite fails: {e}"));
+            assert_eq!(
+                canonical::to_string(&rewritten.to_json()),
+                canonical::to_string(&full.to_json()),
+                "{what}: F-FP-2 the canonical rewrite replays differently"
+            );
             if (0..n as i64).contains(&until) {
                 let r = replay_u.unwrap_or_else(|e| panic!("{what}: replay({until}): {e}"));
                 let f = fp_u.unwrap_or_else(|e| panic!("{what}: fingerprint({until}): {e}"));
