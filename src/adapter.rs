@@ -83,6 +83,7 @@ fn all_ops() -> Vec<String> {
         "canonical",
         "tree_inspect",
         "tree_apply",
+        "store_apply",
     ]
     .map(String::from)
     .to_vec()
@@ -608,6 +609,10 @@ pub fn oneshot_args(op: &Operation, profile: Profile) -> Vec<String> {
             let ops = Value::Array(steps.iter().map(|s| s.to_json()).collect());
             a.extend(["--ops".into(), crate::canonical::to_string(&ops)]);
         }
+        Operation::StoreApply { steps } => {
+            let ops = Value::Array(steps.iter().map(|s| s.to_json()).collect());
+            a.extend(["--steps".into(), crate::canonical::to_string(&ops)]);
+        }
         Operation::Branch { at, branch_id } => {
             a.extend([
                 "--at".into(),
@@ -726,7 +731,7 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()>
                 write(Value::object([(
                     "error",
                     Value::object([
-                        ("code", Value::from("protocol_error")),
+                        ("code", Value::from("invalid_request")),
                         ("message", Value::from(e.to_string())),
                     ]),
                 )]))?;
@@ -794,7 +799,7 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()>
                         (
                             "error",
                             Value::object([
-                                ("code", Value::from("protocol_error")),
+                                ("code", Value::from("invalid_request")),
                                 ("message", Value::from("malformed run request")),
                             ]),
                         ),
@@ -807,7 +812,7 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()>
                 (
                     "error",
                     Value::object([
-                        ("code", Value::from("protocol_error")),
+                        ("code", Value::from("invalid_request")),
                         ("message", Value::from("unknown cmd")),
                     ]),
                 ),

@@ -163,7 +163,7 @@ fn round_tie_to_even(f: f64, digits: &mut String, exp: i32) {
         return;
     }
     let lower = &exact[..n];
-    let even = if (lower.as_bytes()[n - 1] - b'0') % 2 == 0 {
+    let even = if (lower.as_bytes()[n - 1] - b'0').is_multiple_of(2) {
         lower.to_owned()
     } else {
         // The upper candidate; a carry would change the length and is never shortest.

@@ -51,8 +51,44 @@ pub enum Command {
     /// Print the replay projection (ReplayState) of events 0..=N as JSON.
     Replay {
         file: PathBuf,
-        #[arg(long, allow_negative_numbers = true)]
+        #[arg(
+            long,
+            allow_negative_numbers = true,
+            conflicts_with = "from_checkpoint"
+        )]
         until: Option<i64>,
+        #[arg(long, default_value = "core")]
+        profile: Profile,
+        /// Start from this checkpoint and read only the tail (ignored, with a note on
+        /// stderr, when it does not fit the journal).
+        #[arg(long)]
+        from_checkpoint: Option<PathBuf>,
+    },
+    /// Append events (JSONL from EVENTS or stdin) durably; one acknowledgement line per
+    /// event on stdout, printed only once the event is on disk.
+    Append {
+        file: PathBuf,
+        #[arg(default_value = "-")]
+        events: PathBuf,
+        /// Group commit: sync once per this many events.
+        #[arg(long, default_value_t = 1)]
+        batch: usize,
+        #[arg(long, default_value = "core")]
+        profile: Profile,
+    },
+    /// Report what opening the store would do with a torn tail; --apply does it.
+    Recover {
+        file: PathBuf,
+        #[arg(long)]
+        apply: bool,
+        #[arg(long, default_value = "core")]
+        profile: Profile,
+    },
+    /// Write a checkpoint of the journal (default FILE.checkpoint.json).
+    Checkpoint {
+        file: PathBuf,
+        #[arg(long)]
+        out: Option<PathBuf>,
         #[arg(long, default_value = "core")]
         profile: Profile,
     },
@@ -69,7 +105,8 @@ pub enum Command {
         file: PathBuf,
         #[arg(long, allow_negative_numbers = true)]
         at: i64,
-        #[arg(long)]
+        /// The branch id (`--branch-id` is accepted too, as in one-shot adapters).
+        #[arg(long, visible_alias = "branch-id")]
         id: String,
         #[arg(long, default_value = "core")]
         profile: Profile,
@@ -99,6 +136,8 @@ pub enum Command {
         #[command(subcommand)]
         action: TreeAction,
     },
+    /// Write generated journals (valid or with a defect) and their vector sidecars.
+    Generate(crate::generate::cli::GenerateArgs),
     /// The golden traces shipped with the kit.
     Golden {
         #[command(subcommand)]
@@ -132,6 +171,16 @@ pub struct TestArgs {
     /// Write a JSON-lines report here (header, one line per case, footer).
     #[arg(long)]
     pub report: Option<PathBuf>,
+    /// After the vectors, compare this many generated journals with the reference
+    /// (default: 256 with --adapter, 0 without); a disagreement is shrunk.
+    #[arg(long)]
+    pub properties: Option<u32>,
+    /// Seed for the generated journals (same seed, same journals).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write shrunk counterexamples here as vector files.
+    #[arg(long)]
+    pub counterexamples: Option<PathBuf>,
     #[command(flatten)]
     pub harness: libtest_mimic::Arguments,
 }
@@ -285,8 +334,66 @@ pub fn run(cli: Cli) -> i32 {
         }
         Command::Replay {
             file,
+            until: _,
+            profile,
+            from_checkpoint: Some(ck),
+        } => match crate::store::replay_from_checkpoint(&file, &ck, profile) {
+            Ok((state, used)) => {
+                match used {
+                    crate::store::CheckpointUse::Used { tail_events } => {
+                        eprintln!("checkpoint used: {tail_events} tail events replayed")
+                    }
+                    crate::store::CheckpointUse::Ignored(why) => {
+                        eprintln!("checkpoint ignored ({why}); replayed from event zero")
+                    }
+                }
+                print_json(&state.to_json())
+            }
+            Err(e) => report(&display_name(&file), e),
+        },
+        Command::Append {
+            file,
+            events,
+            batch,
+            profile,
+        } => run_append(&file, &events, batch.max(1), profile),
+        Command::Recover {
+            file,
+            apply,
+            profile,
+        } => {
+            let name = display_name(&file);
+            let result = if apply {
+                crate::store::Store::open(&file, profile).map(|(_, r)| r)
+            } else {
+                crate::store::inspect_recovery(&file, profile)
+            };
+            match result {
+                Ok(r) => print_json(&r.to_json()),
+                Err(e) => report(&name, e),
+            }
+        }
+        Command::Checkpoint { file, out, profile } => {
+            let ck = out.unwrap_or_else(|| {
+                let mut p = file.clone().into_os_string();
+                p.push(".checkpoint.json");
+                PathBuf::from(p)
+            });
+            match crate::store::checkpoint_file(&file, &ck, profile) {
+                Ok(c) => print_json(&Value::object([
+                    ("checkpoint", Value::from(ck.display().to_string())),
+                    ("event_count", Value::from_u64(c.event_count)),
+                    ("source_offset", Value::from_u64(c.source_offset)),
+                    ("source_fingerprint", Value::from(c.source_fingerprint)),
+                ])),
+                Err(e) => report(&display_name(&file), e),
+            }
+        }
+        Command::Replay {
+            file,
             until,
             profile,
+            from_checkpoint: None,
         } => {
             let name = display_name(&file);
             match open_input(&file)
@@ -353,6 +460,7 @@ pub fn run(cli: Cli) -> i32 {
                 eprintln!("error: --timeout must be a positive number of seconds");
                 return EXIT_USAGE;
             }
+            let default_properties = if t.adapter.is_some() { 256 } else { 0 };
             let opts = crate::runner::Options {
                 adapter: t.adapter,
                 one_shot: t.one_shot,
@@ -362,6 +470,9 @@ pub fn run(cli: Cli) -> i32 {
                 timeout: std::time::Duration::from_secs_f64(t.timeout),
                 junit: t.junit,
                 report: t.report,
+                properties: t.properties.unwrap_or(default_properties),
+                seed: t.seed,
+                counterexamples: t.counterexamples,
             };
             crate::runner::run(opts, t.harness)
         }
@@ -390,6 +501,20 @@ pub fn run(cli: Cli) -> i32 {
             EXIT_OK
         }
         Command::Tree { action } => run_tree(action),
+        Command::Generate(args) => match crate::generate::cli::run(&args) {
+            Ok(summary) => {
+                eprintln!(
+                    "generate: wrote {} journals with sidecars to {}",
+                    summary.files.len(),
+                    args.out.display()
+                );
+                EXIT_OK
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                EXIT_USAGE
+            }
+        },
         Command::Golden {
             action: GoldenAction::Verify,
         } => match golden::verify() {
@@ -539,6 +664,88 @@ fn run_tree(action: TreeAction) -> i32 {
                     }
                 }
                 Err(e) => report(&display_name(&file), ReadError::Invalid(e)),
+            }
+        }
+    }
+}
+
+/// `journal-conformance append`: stream events in, acknowledge each once durable.
+fn run_append(
+    file: &std::path::Path,
+    events: &std::path::Path,
+    batch: usize,
+    profile: Profile,
+) -> i32 {
+    let name = display_name(file);
+    let (mut store, rec) = match crate::store::Store::open(file, profile) {
+        Ok(x) => x,
+        Err(e) => return report(&name, e),
+    };
+    if let Some(t) = &rec.torn {
+        eprintln!(
+            "{name}: recovered: moved a torn tail of {} bytes at offset {} to {} ({})",
+            t.bytes.len(),
+            t.offset,
+            t.moved_to
+                .as_ref()
+                .map_or("?".into(), |p| p.display().to_string()),
+            t.reason
+        );
+    }
+    let input = match open_input(events) {
+        Ok(r) => r,
+        Err(e) => return report(&display_name(events), ReadError::Io(e)),
+    };
+    let mut lines = crate::wire::LineReader::new(input);
+    let mut out = io::stdout().lock();
+    let mut status = EXIT_OK;
+    let emit = |v: Value, out: &mut io::StdoutLock| -> io::Result<()> {
+        let mut t = canonical::to_string(&v);
+        t.push('\n');
+        out.write_all(t.as_bytes())?;
+        out.flush()
+    };
+    loop {
+        let mut pending: Vec<Vec<u8>> = Vec::with_capacity(batch);
+        while pending.len() < batch {
+            match lines.next_line() {
+                Ok(Some((_, bytes, _))) => pending.push(bytes.to_vec()),
+                Ok(None) => break,
+                Err(e) => {
+                    eprintln!("error: {}: {e}", display_name(events));
+                    return EXIT_USAGE;
+                }
+            }
+        }
+        if pending.is_empty() {
+            return status;
+        }
+        let refs: Vec<&[u8]> = pending.iter().map(Vec::as_slice).collect();
+        let mut handled = 0;
+        while handled < refs.len() {
+            match store.append_batch(&refs[handled..]) {
+                Ok((acks, err)) => {
+                    handled += acks.len();
+                    for a in acks {
+                        if emit(Value::object([("ack", a.to_json())]), &mut out).is_err() {
+                            return EXIT_USAGE;
+                        }
+                    }
+                    if let Some(e) = err {
+                        eprintln!("{}", diagnostic(&display_name(events), &e));
+                        if emit(Value::object([("error", e.to_json())]), &mut out).is_err() {
+                            return EXIT_USAGE;
+                        }
+                        status = EXIT_INVALID;
+                        handled += 1;
+                    }
+                }
+                Err(e) => {
+                    eprintln!(
+                        "error: {name}: {e} (nothing after the last acknowledgement was kept)"
+                    );
+                    return EXIT_USAGE;
+                }
             }
         }
     }

@@ -64,6 +64,10 @@ pub enum ErrorCode {
     HistoryDiverged,
     /// `T-NEXT-1`: the id counter cannot grow.
     IdSpaceExhausted,
+    /// `S-DUP-1`: an event id arrives again with different content.
+    ConflictingDuplicate,
+    /// `S-WRITER-1`: another writer holds the journal.
+    Locked,
 }
 
 impl ErrorCode {
@@ -95,6 +99,8 @@ impl ErrorCode {
         ErrorCode::UnknownCheckpoint,
         ErrorCode::HistoryDiverged,
         ErrorCode::IdSpaceExhausted,
+        ErrorCode::ConflictingDuplicate,
+        ErrorCode::Locked,
     ];
 
     /// The stable string of SPEC.md.
@@ -126,6 +132,42 @@ impl ErrorCode {
             ErrorCode::UnknownCheckpoint => "unknown_checkpoint",
             ErrorCode::HistoryDiverged => "history_diverged",
             ErrorCode::IdSpaceExhausted => "id_space_exhausted",
+            ErrorCode::ConflictingDuplicate => "conflicting_duplicate",
+            ErrorCode::Locked => "locked",
+        }
+    }
+
+    /// The SPEC.md rule that defines the code (the first, where several share it).
+    pub fn rule(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidUtf8 => "W-UTF8-1",
+            ErrorCode::UnexpectedBom => "W-BOM-1",
+            ErrorCode::BlankLine => "W-BLANK-1",
+            ErrorCode::InvalidJson => "C-SYNTAX-1",
+            ErrorCode::DuplicateKey => "C-KEY-2",
+            ErrorCode::LoneSurrogate => "C-STR-3",
+            ErrorCode::NumberOutOfRange => "C-NUM-3",
+            ErrorCode::NestingTooDeep => "C-DEPTH-1",
+            ErrorCode::MalformedEvent => "E-ENV-1",
+            ErrorCode::ProfileViolation => "P-TRACE-1",
+            ErrorCode::InvalidPayload => "R-TYPE-1",
+            ErrorCode::EmptyJournal => "J-EMPTY-1",
+            ErrorCode::SequenceGap => "J-SEQ-1",
+            ErrorCode::MixedSession => "J-SESSION-1",
+            ErrorCode::MixedRun => "J-RUN-1",
+            ErrorCode::DuplicateEventId => "J-ID-1",
+            ErrorCode::UnknownParent => "J-PARENT-1",
+            ErrorCode::SequenceOutOfRange => "O-RANGE-1",
+            ErrorCode::InvalidBranchId => "B-ID-1",
+            ErrorCode::MalformedEntry => "T-ENTRY-1",
+            ErrorCode::DuplicateEntryId => "T-ID-1",
+            ErrorCode::EmptySession => "T-CHECKPOINT-1",
+            ErrorCode::UnknownEntry => "T-SEEK-1",
+            ErrorCode::UnknownCheckpoint => "T-SEEKCP-1",
+            ErrorCode::HistoryDiverged => "T-APPENDNEW-1",
+            ErrorCode::IdSpaceExhausted => "T-NEXT-1",
+            ErrorCode::ConflictingDuplicate => "S-DUP-1",
+            ErrorCode::Locked => "S-WRITER-1",
         }
     }
 

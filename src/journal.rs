@@ -24,14 +24,34 @@ pub enum ReadError {
     Io(#[from] std::io::Error),
 }
 
+/// Looks ids up among events that are not in the checker's memory (the prefix covered
+/// by a checkpoint, `K-REPLAY-1`).
+pub trait PrefixIds {
+    fn contains(&self, id: &str) -> bool;
+}
+
 /// Incremental journal checker: feed events in journal order.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Checker {
     count: u64,
     session_id: Option<String>,
     run_id: Option<String>,
     /// Every accepted event id, with its sequence.
     ids: HashMap<String, u64>,
+    /// Ids of earlier events kept outside memory, when resuming after a checkpoint.
+    prefix: Option<Box<dyn PrefixIds>>,
+}
+
+impl std::fmt::Debug for Checker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Checker")
+            .field("count", &self.count)
+            .field("session_id", &self.session_id)
+            .field("run_id", &self.run_id)
+            .field("ids", &self.ids.len())
+            .field("prefix", &self.prefix.is_some())
+            .finish()
+    }
 }
 
 impl Checker {
@@ -55,21 +75,53 @@ impl Checker {
     }
 
     /// A checker that continues after `count` events of a journal whose session and
-    /// run are given and whose earlier ids are looked up with `known` (used by replay
-    /// from a checkpoint: the prefix's ids live on disk, not in memory).
-    pub fn resume(count: u64, session_id: String, run_id: String) -> Checker {
+    /// run are given and whose earlier ids are looked up in `prefix` (replay from a
+    /// checkpoint: the prefix's ids live on disk, not in memory).
+    pub fn resume(
+        count: u64,
+        session_id: String,
+        run_id: String,
+        prefix: Box<dyn PrefixIds>,
+    ) -> Checker {
         Checker {
             count,
             session_id: Some(session_id),
             run_id: Some(run_id),
             ids: HashMap::new(),
+            prefix: Some(prefix),
         }
+    }
+
+    fn known(&self, id: &str) -> bool {
+        self.ids.contains_key(id) || self.prefix.as_ref().is_some_and(|p| p.contains(id))
+    }
+
+    /// Every accepted id (in memory), for writing a checkpoint's id index.
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.ids.keys().map(String::as_str)
     }
 
     /// Check the next event against `R-TYPE-1` and `J-SEQ-1` .. `J-PARENT-1`, in that
     /// order. On success the event is accepted (its id recorded). Errors carry the
     /// event's sequence and id; the caller adds the line.
     pub fn check(&mut self, ev: &Event) -> Result<(), Error> {
+        self.verify(ev)?;
+        self.record(ev);
+        Ok(())
+    }
+
+    /// Accept an event that [`Checker::verify`] passed.
+    pub fn record(&mut self, ev: &Event) {
+        if self.count == 0 && self.session_id.is_none() {
+            self.session_id = Some(ev.session_id.clone());
+            self.run_id = Some(ev.run_id.clone());
+        }
+        self.ids.insert(ev.event_id.clone(), self.count);
+        self.count += 1;
+    }
+
+    /// [`Checker::check`] without accepting the event.
+    pub fn verify(&self, ev: &Event) -> Result<(), Error> {
         let locate = |e: Error| {
             e.with_sequence(ev.sequence_i64())
                 .with_event_id(Some(&ev.event_id))
@@ -112,7 +164,7 @@ impl Checker {
             _ => {}
         }
         // J-ID-1
-        if self.ids.contains_key(&ev.event_id) {
+        if self.known(&ev.event_id) {
             return Err(locate(Error::new(
                 ErrorCode::DuplicateEventId,
                 format!("event_id {:?} was used by an earlier event", ev.event_id),
@@ -120,7 +172,7 @@ impl Checker {
         }
         // J-PARENT-1: the parent must be an EARLIER event (not itself, not later).
         if let Some(parent) = &ev.parent_event_id {
-            if !self.ids.contains_key(parent) {
+            if !self.known(parent) {
                 let why = if *parent == ev.event_id {
                     "names the event itself"
                 } else {
@@ -132,12 +184,6 @@ impl Checker {
                 )));
             }
         }
-        if self.count == 0 {
-            self.session_id = Some(ev.session_id.clone());
-            self.run_id = Some(ev.run_id.clone());
-        }
-        self.ids.insert(ev.event_id.clone(), self.count);
-        self.count += 1;
         Ok(())
     }
 

@@ -17,8 +17,10 @@ pub const MAX_DEPTH: usize = 128;
 /// The most digits an integer literal may have (`C-NUM-3`), as in Python 3.11+.
 pub const MAX_INT_DIGITS: usize = 4300;
 
-/// A JSON number as the spec admits it.
-#[derive(Clone, Debug, PartialEq)]
+/// A JSON number as the spec admits it. Equality is exact: integers by value, floats
+/// by bits (`-0.0` differs from `0.0`, as their canonical texts do), and an integer
+/// never equals a float.
+#[derive(Clone, Debug)]
 pub enum Number {
     /// An integer literal (no `.`, `e` or `E`), exact: optional `-` then decimal digits
     /// without leading zeros; zero is always `"0"` (`-0` reads as `0`).
@@ -37,9 +39,21 @@ impl Number {
     }
 }
 
+impl PartialEq for Number {
+    fn eq(&self, other: &Number) -> bool {
+        match (self, other) {
+            (Number::Int(a), Number::Int(b)) => a == b,
+            (Number::Float(a), Number::Float(b)) => a.to_bits() == b.to_bits(),
+            _ => false,
+        }
+    }
+}
+
 /// A JSON value. Objects keep their members in input order; key order never matters
-/// to the kit because canonical output sorts them (`C-KEY-1`).
-#[derive(Clone, Debug, PartialEq)]
+/// to the kit because canonical output sorts them (`C-KEY-1`), and equality
+/// (`==`, [`Value::same`]) ignores it: two values are equal exactly when their
+/// canonical texts are.
+#[derive(Clone, Debug)]
 pub enum Value {
     Null,
     Bool(bool),
@@ -142,20 +156,54 @@ impl Value {
     /// numbers compare by kind and value (`1` and `1.0` differ, as in canonical text).
     pub fn same(&self, other: &Value) -> bool {
         match (self, other) {
-            (Value::Object(a), Value::Object(b)) => {
-                a.len() == b.len()
-                    && a.iter()
-                        .all(|(k, v)| other.get(k).is_some_and(|w| v.same(w)))
-            }
+            (Value::Null, Value::Null) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Number(a), Value::Number(b)) => a == b,
+            (Value::String(a), Value::String(b)) => a == b,
             (Value::Array(a), Value::Array(b)) => {
                 a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same(y))
             }
-            (Value::Number(Number::Float(x)), Value::Number(Number::Float(y))) => {
-                x.to_bits() == y.to_bits()
+            (Value::Object(a), Value::Object(b)) => {
+                if a.len() != b.len() {
+                    return false;
+                }
+                // Sorted pairwise comparison: linear after sorting, whatever the size.
+                let mut x: Vec<&(String, Value)> = a.iter().collect();
+                let mut y: Vec<&(String, Value)> = b.iter().collect();
+                x.sort_unstable_by(|p, q| p.0.cmp(&q.0));
+                y.sort_unstable_by(|p, q| p.0.cmp(&q.0));
+                x.iter().zip(&y).all(|(p, q)| p.0 == q.0 && p.1.same(&q.1))
             }
-            _ => self == other,
+            _ => false,
         }
     }
+}
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Value) -> bool {
+        self.same(other)
+    }
+}
+
+/// The nesting depth of a value: 0 for a scalar, 1 for a container of scalars
+/// (iterative, so deep values cannot overflow the stack).
+pub fn depth(v: &Value) -> usize {
+    let mut max = 0;
+    let mut stack = vec![(v, 0usize)];
+    while let Some((v, d)) = stack.pop() {
+        match v {
+            Value::Array(items) => {
+                max = max.max(d + 1);
+                stack.extend(items.iter().map(|x| (x, d + 1)));
+            }
+            Value::Object(members) => {
+                max = max.max(d + 1);
+                stack.extend(members.iter().map(|(_, x)| (x, d + 1)));
+            }
+            _ => max = max.max(d),
+        }
+    }
+    max
 }
 
 /// Parse one complete JSON text (optional surrounding JSON whitespace) into a [`Value`].
@@ -416,7 +464,9 @@ impl<'a> Parser<'a> {
                                 if self.s[self.pos..].starts_with(b"\\u") {
                                     let save = self.pos;
                                     self.pos += 2;
-                                    let lo = self.hex4()?;
+                                    // C-STR-3: anything but a complete low-surrogate
+                                    // escape (a malformed one included) leaves it lone.
+                                    let lo = self.hex4().unwrap_or(0);
                                     if (0xDC00..0xE000).contains(&lo) {
                                         0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
                                     } else {

@@ -21,7 +21,14 @@
 //! | [`branch`] | branch records |
 //! | [`ops`] | operations as data and their reference execution |
 //! | [`tree`] | session trees (the second seed's format) |
+//! | [`store`] | durable appends, recovery, checkpoints |
 //! | [`golden`] | the golden traces and their expected outputs |
+//! | [`generate`] | generators of valid and malformed journals, strategies, `generate` |
+//! | [`vectors`] | the conformance vector format and the embedded corpus |
+//! | [`adapter`] | the adapter protocol: reference, persistent and one-shot adapters, `serve` |
+//! | [`runner`] | running the corpus against an implementation, reports, summaries |
+//! | [`differential`] | property-based differential testing, shrunk counterexamples as vectors |
+//! | [`fsutil`] | atomic file writes |
 //! | [`cli`] | the command-line interface |
 //!
 //! ```
@@ -36,10 +43,12 @@ pub mod adapter;
 pub mod branch;
 pub mod canonical;
 pub mod cli;
+pub mod differential;
 pub mod error;
 pub mod event;
 pub mod fingerprint;
 pub mod fsutil;
+pub mod generate;
 pub mod golden;
 pub mod journal;
 pub mod json;
@@ -47,6 +56,7 @@ pub mod ops;
 pub mod profile;
 pub mod replay;
 pub mod runner;
+pub mod store;
 pub mod tree;
 pub mod vectors;
 pub mod wire;

@@ -31,6 +31,8 @@ pub enum Operation {
     TreeInspect,
     /// `{"op":"tree_apply","ops":[STEP...]}` -> `{"results":[...],"tree":TEXT}`.
     TreeApply { steps: Vec<crate::tree::Step> },
+    /// `{"op":"store_apply","steps":[STEP...]}` -> `{"recovered","results","journal"}`.
+    StoreApply { steps: Vec<crate::store::StoreStep> },
 }
 
 impl Operation {
@@ -44,6 +46,7 @@ impl Operation {
             Operation::Canonical => "canonical",
             Operation::TreeInspect => "tree_inspect",
             Operation::TreeApply { .. } => "tree_apply",
+            Operation::StoreApply { .. } => "store_apply",
         }
     }
 
@@ -66,7 +69,14 @@ impl Operation {
                     Value::Array(steps.iter().map(|s| s.to_json()).collect()),
                 ));
             }
-            _ => {}
+            Operation::StoreApply { steps } => {
+                m.push((
+                    "steps".into(),
+                    Value::Array(steps.iter().map(|s| s.to_json()).collect()),
+                ));
+            }
+            // Listed one by one so a new operation cannot be forgotten here.
+            Operation::Validate | Operation::Canonical | Operation::TreeInspect => {}
         }
         Value::Object(m)
     }
@@ -81,6 +91,7 @@ impl Operation {
         let allowed: &[&str] = match op {
             "validate" | "canonical" | "tree_inspect" => &["op"],
             "tree_apply" => &["op", "ops"],
+            "store_apply" => &["op", "steps"],
             "replay" | "fingerprint" => &["op", "until"],
             "branch" => &["op", "at", "branch_id"],
             other => return Err(format!("unknown operation {other:?}")),
@@ -101,6 +112,15 @@ impl Operation {
             "validate" => Operation::Validate,
             "canonical" => Operation::Canonical,
             "tree_inspect" => Operation::TreeInspect,
+            "store_apply" => Operation::StoreApply {
+                steps: v
+                    .get("steps")
+                    .and_then(Value::as_array)
+                    .ok_or("store_apply needs an array `steps`")?
+                    .iter()
+                    .map(crate::store::StoreStep::from_json)
+                    .collect::<Result<_, _>>()?,
+            },
             "tree_apply" => Operation::TreeApply {
                 steps: v
                     .get("ops")
@@ -177,5 +197,6 @@ pub fn execute(op: &Operation, input: &[u8], profile: Profile) -> Result<Value, 
         Operation::Canonical => Value::from(canonical::to_string(&parse_document(input)?)),
         Operation::TreeInspect => crate::tree::Tree::load(input)?.inspect(),
         Operation::TreeApply { steps } => crate::tree::apply_all(input, steps)?,
+        Operation::StoreApply { steps } => crate::store::apply_steps(input, steps, profile)?,
     })
 }

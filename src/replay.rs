@@ -179,9 +179,14 @@ impl Reducer {
         (self.state(), self.fingerprint.state().0.clone())
     }
 
-    /// Rebuild a reducer from a checkpoint's projection and hash state. `None` when
-    /// the projection is not a well-formed ReplayState.
-    pub fn restore(projection: &Value, hash: crate::fingerprint::Sha256State) -> Option<Reducer> {
+    /// Rebuild a reducer from a checkpoint's projection (a ReplayState without its
+    /// `applied_sequences`), the number of events it covers, and the hash state.
+    /// `None` when the projection is not well-formed.
+    pub fn restore(
+        projection: &Value,
+        applied: u64,
+        hash: crate::fingerprint::Sha256State,
+    ) -> Option<Reducer> {
         let strings = |k: &str| -> Option<Vec<String>> {
             projection
                 .get(k)?
@@ -190,7 +195,6 @@ impl Reducer {
                 .map(|v| v.as_str().map(str::to_owned))
                 .collect()
         };
-        let applied = projection.get("applied_sequences")?.as_array()?.len() as u64;
         let stop_reason = match projection.get("stop_reason")? {
             Value::Null => None,
             Value::String(s) => Some(s.clone()),

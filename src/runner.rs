@@ -105,6 +105,12 @@ pub struct Options {
     pub timeout: Duration,
     pub junit: Option<PathBuf>,
     pub report: Option<PathBuf>,
+    /// Generated cases for differential testing against the reference (0: none).
+    pub properties: u32,
+    /// Seed of the generated cases.
+    pub seed: u64,
+    /// Where shrunk counterexamples are written as vector files.
+    pub counterexamples: Option<PathBuf>,
 }
 
 /// Read a skip list: one `CASE-ID REASON...` per line; `#` comments and blank lines
@@ -467,6 +473,56 @@ pub fn run(opts: Options, harness: libtest_mimic::Arguments) -> i32 {
     let start = Instant::now();
     let conclusion = libtest_mimic::run(&harness, trials);
     let elapsed = start.elapsed();
+    let mut differential_failed = false;
+    if opts.properties > 0 && !harness.list {
+        let mut guard = imp.lock().unwrap_or_else(|p| p.into_inner());
+        let t = Instant::now();
+        match crate::differential::run(
+            guard.as_mut(),
+            opts.properties,
+            opts.seed,
+            opts.counterexamples.as_deref(),
+        ) {
+            Ok(out) => match out.counterexample {
+                None => println!(
+                    "\nproperties: {} generated cases agree with the reference (seed {}, {:.2} s)",
+                    out.cases,
+                    opts.seed,
+                    t.elapsed().as_secs_f64()
+                ),
+                Some((case, why, path)) => {
+                    differential_failed = true;
+                    println!(
+                        "\nproperties: DISAGREEMENT with the reference (seed {}): {why}",
+                        opts.seed
+                    );
+                    println!(
+                        "  shrunk counterexample: {} on {} bytes:",
+                        canonical::to_string(&case.checks[0].op.to_json()),
+                        case.input.len()
+                    );
+                    println!("    {}", crate::error::shorten(&case.input, 400));
+                    println!(
+                        "  expected: {}",
+                        canonical::to_string(&case.checks[0].expect.to_json())
+                    );
+                    match path {
+                        Some(p) => println!(
+                            "  written as a vector: {} (run it with --corpus)",
+                            p.display()
+                        ),
+                        None => {
+                            println!("  (pass --counterexamples DIR to keep it as a vector file)")
+                        }
+                    }
+                }
+            },
+            Err(e) => {
+                eprintln!("error: {e}");
+                differential_failed = true;
+            }
+        }
+    }
     if let Ok(mut i) = imp.lock() {
         // Stop a persistent adapter cleanly (Drop does the work).
         let _ = std::mem::replace(&mut *i, Box::new(Reference::default()));
@@ -501,7 +557,11 @@ pub fn run(opts: Options, harness: libtest_mimic::Arguments) -> i32 {
         counts.total(),
         elapsed.as_secs_f64()
     );
-    let mut status = if conclusion.has_failed() { 1 } else { 0 };
+    let mut status = if conclusion.has_failed() || differential_failed {
+        1
+    } else {
+        0
+    };
     if let Some(p) = &opts.report {
         if let Err(e) = write_report(p, &info, &records, counts, elapsed) {
             eprintln!("error: writing report {}: {e}", p.display());

@@ -45,6 +45,20 @@ pub fn id_number(id: &str) -> Option<u64> {
     digits.parse().ok()
 }
 
+/// `T-APPEND-1`: a message must fit in an entry line of at most `MAX_DEPTH` levels.
+fn check_message_depth(message: &Value) -> Result<(), Error> {
+    if json::depth(message) > json::MAX_DEPTH - 1 {
+        return Err(Error::new(
+            ErrorCode::NestingTooDeep,
+            format!(
+                "the message is nested deeper than {} levels; its entry line would not load",
+                json::MAX_DEPTH - 1
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn malformed(msg: impl Into<String>) -> Error {
     Error::new(ErrorCode::MalformedEntry, msg)
 }
@@ -200,6 +214,7 @@ impl Tree {
 
     /// `T-APPEND-1`.
     pub fn append(&mut self, message: Value, timestamp: u64) -> Result<String, Error> {
+        check_message_depth(&message)?;
         let n = self.counter.checked_add(1).ok_or_else(|| {
             Error::new(
                 ErrorCode::IdSpaceExhausted,
@@ -335,6 +350,9 @@ impl Tree {
             return Err(diverged(i));
         }
         let new = &history[path.len()..];
+        for m in new {
+            check_message_depth(m)?;
+        }
         if self.counter.checked_add(new.len() as u64).is_none() {
             return Err(Error::new(
                 ErrorCode::IdSpaceExhausted,

@@ -64,7 +64,7 @@ fn base64_decode(s: &str) -> Result<Vec<u8>, String> {
         } as u32)
     }
     let b = s.as_bytes();
-    if b.len() % 4 != 0 {
+    if !b.len().is_multiple_of(4) {
         return Err("base64 length is not a multiple of 4".into());
     }
     let mut out = Vec::with_capacity(b.len() / 4 * 3);

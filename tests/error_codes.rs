@@ -59,6 +59,8 @@ const TESTED: &[ErrorCode] = &[
     ErrorCode::UnknownCheckpoint,
     ErrorCode::HistoryDiverged,
     ErrorCode::IdSpaceExhausted,
+    ErrorCode::ConflictingDuplicate,
+    ErrorCode::Locked,
 ];
 
 #[test]
@@ -402,5 +404,47 @@ mod tree_codes {
             None,
             None,
         );
+    }
+}
+
+mod store_codes {
+    use super::{check, line};
+    use journal_conformance::event::Profile;
+    use journal_conformance::journal::ReadError;
+    use journal_conformance::store::Store;
+    use journal_conformance::ErrorCode;
+
+    fn dir(name: &str) -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!("jc-codes-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn conflicting_duplicate() {
+        let d = dir("dup");
+        let (mut st, _) = Store::open(&d.join("j"), Profile::Core).unwrap();
+        st.append(line(0, "").trim_end().as_bytes()).unwrap();
+        let changed = line(0, ",\"x\":1");
+        match st.append(changed.trim_end().as_bytes()) {
+            Err(ReadError::Invalid(e)) => {
+                check(&e, ErrorCode::ConflictingDuplicate, Some(2), Some(0))
+            }
+            other => panic!("{other:?}"),
+        }
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn locked() {
+        let d = dir("lock");
+        let _first = Store::open(&d.join("j"), Profile::Core).unwrap();
+        match Store::open(&d.join("j"), Profile::Core) {
+            Err(ReadError::Invalid(e)) => check(&e, ErrorCode::Locked, None, None),
+            Err(e) => panic!("{e}"),
+            Ok(_) => panic!("second writer admitted"),
+        }
+        std::fs::remove_dir_all(d).unwrap();
     }
 }

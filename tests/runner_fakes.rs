@@ -35,7 +35,7 @@ fn run_test(mode: &str, filter: &[&str], extra: &[&str]) -> Run {
         } else {
             &["--timeout", "5"][..]
         })
-        .args(["--test-threads", "1"])
+        .args(["--test-threads", "1", "--properties", "0"])
         .args(extra)
         .args(filter)
         .env("FAKE_STATE", dir.join("state"));
@@ -221,5 +221,70 @@ fn skip_list_marks_skipped_and_reports_cases_that_now_pass() {
     let (o, m) = outcome(&r, "journal/gap");
     assert_eq!(o, "failed");
     assert!(m.contains("now passes"), "{m}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn differential_testing_shrinks_a_disagreement_into_a_vector() {
+    let dir = std::env::temp_dir().join(format!("jc-cx-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let marker = format!("jc-marker-{}-cx-end", std::process::id());
+    // No vector matches the filter: only the generated cases run.
+    let out = Command::new(BIN)
+        .args([
+            "test",
+            "--exact",
+            "no-such-case",
+            "--properties",
+            "400",
+            "--seed",
+            "7",
+        ])
+        .arg("--adapter")
+        .arg(fake("wrong-code", &marker))
+        .arg("--counterexamples")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("DISAGREEMENT"), "{stdout}");
+    let files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    // The written vector is a valid vector file whose case fails the fake and passes
+    // the reference, on a shrunk journal of only a few lines.
+    let cases = journal_conformance::vectors::load_dir(&dir).unwrap();
+    assert_eq!(cases.len(), 1);
+    let case = &cases[0];
+    assert!(
+        case.input
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .count()
+            <= 3,
+        "not shrunk: {:?}",
+        String::from_utf8_lossy(&case.input)
+    );
+    let mut reference = journal_conformance::adapter::Reference::default();
+    assert_eq!(
+        journal_conformance::runner::run_case(&mut reference, case).outcome,
+        journal_conformance::runner::Outcome::Passed
+    );
+    let r = Command::new(BIN)
+        .args(["test", "--corpus"])
+        .arg(&dir)
+        .arg("--adapter")
+        .arg(fake("wrong-code", &marker))
+        .args(["--properties", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        r.status.code(),
+        Some(1),
+        "the counterexample must fail the fake"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

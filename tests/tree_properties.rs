@@ -275,3 +275,31 @@ proptest! {
         prop_assert_eq!(e.line, Some(line as u64));
     }
 }
+
+#[test]
+fn messages_too_deep_to_save_are_refused() {
+    fn nested(depth: usize) -> Value {
+        let mut v = Value::Null;
+        for _ in 0..depth {
+            v = Value::Array(vec![v]);
+        }
+        v
+    }
+    let mut t = Tree::new();
+    t.append(nested(127), 1).unwrap();
+    let e = t.append(nested(128), 2).unwrap_err();
+    assert_eq!(e.code, ErrorCode::NestingTooDeep);
+    assert_eq!(t.entries().len(), 1, "nothing appended");
+    let e = t.append_new(&[nested(127), nested(200)], 3).unwrap_err();
+    assert_eq!(e.code, ErrorCode::NestingTooDeep);
+    assert_eq!(
+        t.entries().len(),
+        1,
+        "append_new appends nothing on failure"
+    );
+    // What was appended round-trips (T-ROUND-1).
+    assert_eq!(
+        Tree::load(t.save().as_bytes()).unwrap().entries(),
+        t.entries()
+    );
+}

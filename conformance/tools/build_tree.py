@@ -109,6 +109,12 @@ inspect_ok("tree/load", "siblings-order", "Children are listed in file order.", 
 deep = "\n".join([entry("e1", None, 0, 0)] + [entry("e%d" % k, "e%d" % (k - 1), k, k) for k in range(2, 2001)])
 inspect_ok("tree/load", "deep-chain", "A 2000-entry chain: path_ids walks it all.", ["T-PATH-1"], deep, tags=["large"])
 
+inspect_ok("tree/load", "vt-ff-trimmed", "U+000B and U+000C are White_Space and are trimmed.", ["T-LINE-1"],
+           "\x0b\x0c" + entry("e1", None, "a", 1) + "\x0c\x0b\n\x0b\n")
+inspect_ok("tree/load", "id-e-plus-alone", "The id `e+` has no digits: not numbered.", ["T-NEXT-1"], entry("e+", None, "a", 1))
+inspect_ok("tree/load", "id-many-leading-zeros", "e followed by 5000 zeros and 5 is number 5.", ["T-NEXT-1"],
+           entry("e" + "0" * 5000 + "5", None, "a", 1))
+
 # ---- load: errors ---------------------------------------------------------------------
 load_err("invalid-json", "A line that is not JSON, reported at its physical line.", ["T-LINE-2", "T-LINE-1"],
          entry("e1", None, "a", 1) + "\n\n{not json}\n", "invalid_json", 3)
@@ -119,6 +125,12 @@ load_err("control-char-not-trimmed", "U+001F is not White_Space: it is not trimm
          entry("e1", None, "a", 1) + "\x1f", "invalid_json", 1)
 add("tree/load", "invalid-utf8", "A line that is not UTF-8.", ["T-LINE-2"], entry("e1", None, "a", 1).encode() + b"\n\xff\n",
     [{"op": {"op": "tree_inspect"}, "expect": {"error": {"code": "invalid_utf8", "line": 2}}}])
+add("tree/load", "raw-nel-byte-line", "A line that is the single byte 0x85 is not UTF-8 (a byte-wise trimmer would skip it).", ["T-LINE-2", "T-LINE-1"],
+    entry("e1", None, "a", 1).encode() + b"\n\x85\n", [{"op": {"op": "tree_inspect"}, "expect": {"error": {"code": "invalid_utf8", "line": 2}}}])
+add("tree/load", "raw-nbsp-byte-line", "A line that is the single byte 0xA0 is not UTF-8.", ["T-LINE-2"],
+    b"\xa0\n" + entry("e1", None, "a", 1).encode(), [{"op": {"op": "tree_inspect"}, "expect": {"error": {"code": "invalid_utf8", "line": 1}}}])
+load_err("leading-file-separator", "A leading U+001C is not White_Space: not trimmed, not JSON.", ["T-LINE-1", "T-LINE-2"],
+         "\x1c" + entry("e1", None, "a", 1), "invalid_json", 1)
 load_err("duplicate-key", "An entry with a duplicate key.", ["T-LINE-2"], '{"id":"e1","id":"e2","message":1,"timestamp":1}', "duplicate_key", 1)
 for name, line_text, desc in [
     ("not-object", "[1,2]", "an array"),
@@ -167,6 +179,10 @@ ops_ok("checkpoint-relabel", "Checkpointing an already labelled head overwrites 
 ops_ok("seek-checkpoint-latest", "With a label on several entries, seek_checkpoint takes the latest in file order.", ["T-SEEKCP-1"],
        "\n".join([entry("e1", None, "a", 1, "x"), entry("e2", "e1", "b", 2), entry("e3", "e1", "c", 3, "x"), entry("e4", "e3", "d", 4)]),
        [{"step": "seek_checkpoint", "label": "x"}, {"step": "append", "message": "after", "timestamp": 5}])
+ops_ok("seek-checkpoint-file-order-not-label-order", "Relabelling an earlier entry after a later one: the later ENTRY still wins.", ["T-SEEKCP-1"],
+       "\n".join([entry("e1", None, "a", 1), entry("e2", "e1", "b", 2, "x"), entry("e3", "e1", "c", 3)]),
+       [{"step": "seek", "id": "e1"}, {"step": "checkpoint", "label": "x"}, {"step": "seek", "id": "e3"},
+        {"step": "seek_checkpoint", "label": "x"}, {"step": "append", "message": "after", "timestamp": 4}])
 ops_ok("append-new-extends", "append_new appends only the new tail and returns the count.", ["T-APPENDNEW-1"], forked,
        [{"step": "append_new", "history": [U("draft a plan"), A("plan A"), U("make it a library"), A("library plan"), U("next"), A("ok")], "timestamp": 7}])
 ops_ok("append-new-equal", "A history equal to the path appends nothing.", ["T-APPENDNEW-1"], forked,
@@ -194,6 +210,9 @@ ops_err("append-new-differs", "A history that differs diverges at the first diff
         "history_diverged", 0, 1)
 ops_err("append-new-int-vs-float", "1 and 1.0 are different messages.", ["T-APPENDNEW-1", "C-NUM-1"], entry("e1", None, 1, 1),
         [{"step": "append_new", "history": [1.0, 2], "timestamp": 1}], "history_diverged", 0, 0)
+ops_err("append-new-length-first", "The length rule comes first: a one-message history against a two-entry path diverges at 1.", ["T-APPENDNEW-1"],
+        entry("e1", None, "a", 1) + "\n" + entry("e2", "e1", "b", 2), [{"step": "append_new", "history": ["X"], "timestamp": 1}],
+        "history_diverged", 0, 1)
 ops_err("append-new-empty-history", "An empty history against a non-empty path diverges at 0.", ["T-APPENDNEW-1"], forked,
         [{"step": "append_new", "history": [], "timestamp": 1}], "history_diverged", 0, 0)
 ops_err("id-space-exhausted", "Appending after e18446744073709551615 fails.", ["T-NEXT-1"], entry("e18446744073709551615", None, "a", 1),

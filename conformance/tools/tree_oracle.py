@@ -23,7 +23,10 @@ def id_number(i):
         rest = rest[1:]
     if not rest or not all("0" <= c <= "9" for c in rest):
         return None
-    n = int(rest)
+    digits = rest.lstrip("0") or "0"
+    if len(digits) > 20:
+        return None
+    n = int(digits)
     return n if n <= U64_MAX else None
 
 

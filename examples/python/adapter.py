@@ -8,7 +8,8 @@ Persistent mode (protocol 1, section 13.1), the default:
 One-shot mode (section 13.2), when the first argument is an operation name:
 
     python3 adapter.py replay --until 2 < journal.jsonl
-    python3 adapter.py OP [--until N] [--at N] [--branch-id ID] [--profile P]
+    python3 adapter.py OP [--until N] [--at N] [--branch-id ID] [--ops JSON] [--profile P]
+    python3 adapter.py tree_apply --ops '[{"step":"append","message":"hi","timestamp":1}]' < tree.jsonl
 
 One-shot exit status: 0 result on stdout, 1 the input was rejected (the
 O-ERR-1 object on stdout), 3 operation or profile unsupported, 2 usage or
@@ -24,6 +25,7 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import journal_ref as jr  # noqa: E402
+import tree_ref as tr  # noqa: E402
 
 if hasattr(sys, "set_int_max_str_digits"):
     # C-NUM-3 admits integers of up to 4300 digits; make sure a lowered
@@ -31,7 +33,12 @@ if hasattr(sys, "set_int_max_str_digits"):
     if 0 < sys.get_int_max_str_digits() < jr.MAX_INT_DIGITS:
         sys.set_int_max_str_digits(jr.MAX_INT_DIGITS)
 
-VERSION = "0.1.0"
+VERSION = "0.2.0"
+OPERATIONS = jr.OPERATIONS + tr.OPERATIONS
+# Protocol requests wrap data (a tree_apply step's message sits 4 levels down
+# in a run request), so they get more room than C-DEPTH-1's 128.  The parser
+# is iterative; the canonical writer recurses once per level.
+REQUEST_MAX_DEPTH = 512
 HANDSHAKE = {
     "protocol": 1,
     "implementation": {
@@ -39,7 +46,7 @@ HANDSHAKE = {
         "version": VERSION,
         "language": "python",
     },
-    "operations": list(jr.OPERATIONS),
+    "operations": list(OPERATIONS),
     "profiles": list(jr.PROFILES),
 }
 
@@ -62,7 +69,7 @@ def _operation_from_run(msg):
         return op
     if type(op) is str:
         obj = {"op": op}
-        for name in ("until", "at", "branch_id"):
+        for name in ("until", "at", "branch_id", "ops"):
             if name in msg:
                 obj[name] = msg[name]
         return obj
@@ -75,7 +82,7 @@ def handle_run(msg):
         op = _operation_from_run(msg)
         name = op.get("op")
         profile = msg.get("profile", "core")
-        if name not in jr.OPERATIONS or profile not in jr.PROFILES:
+        if name not in OPERATIONS or profile not in jr.PROFILES:
             return {"id": rid, "unsupported": True}                   # A-SKIP-1
         b64 = msg.get("input_base64")
         if type(b64) is not str:
@@ -84,16 +91,22 @@ def handle_run(msg):
             data = base64.b64decode(b64.encode("ascii"), validate=True)
         except (binascii.Error, ValueError, UnicodeEncodeError) as exc:
             raise jr.OperationError("run: input_base64 is not valid base64: %s" % exc)
-        kind, value = jr.run_operation(op, data, profile)
+        kind, value = _run(op, data, profile)
     except jr.OperationError as exc:
         return {"id": rid, "error": _error("invalid_operation", str(exc))}
     return {"id": rid, kind: value}
 
 
+def _run(op, data, profile):
+    if op.get("op") in tr.OPERATIONS:
+        return tr.run_operation(op, data, profile)
+    return jr.run_operation(op, data, profile)
+
+
 def handle_line(raw):
     """Answer one protocol line; returns (reply or None, stop?)."""
     try:
-        msg = jr.parse_text(raw)
+        msg = jr.parse_text(raw, REQUEST_MAX_DEPTH)
     except jr.JournalError as exc:
         return {"id": None, "error": _error("invalid_request",
                                             "request is not JSON: " + exc.message)}, False
@@ -140,7 +153,7 @@ def persistent():
 
 
 USAGE = ("usage: adapter.py                 (persistent protocol 1 on stdin/stdout)\n"
-         "       adapter.py OP [--until N] [--at N] [--branch-id ID] [--profile P] < INPUT\n")
+         "       adapter.py OP [--until N] [--at N] [--branch-id ID] [--ops JSON] [--profile P] < INPUT\n")
 _INT = re.compile(r"-?[0-9]+")
 
 
@@ -171,17 +184,23 @@ def oneshot(argv):
             op[flag[2:]] = int(value)
         elif flag == "--branch-id":
             op["branch_id"] = value
+        elif flag == "--ops":                                          # A-ONESHOT-1
+            try:
+                op["ops"] = jr.parse_text(os.fsencode(value), REQUEST_MAX_DEPTH)
+            except jr.JournalError as exc:
+                sys.stderr.write("adapter.py: --ops is not JSON: %s\n" % exc.message)
+                return 2
         elif flag == "--profile":
             profile = value
         else:
             sys.stderr.write("adapter.py: unknown option %r\n%s" % (flag, USAGE))
             return 2
-    if name not in jr.OPERATIONS or profile not in jr.PROFILES:
+    if name not in OPERATIONS or profile not in jr.PROFILES:
         sys.stderr.write("adapter.py: unsupported operation or profile: %s %s\n" % (name, profile))
         return 3
     data = sys.stdin.buffer.read()
     try:
-        kind, value = jr.run_operation(op, data, profile)
+        kind, value = _run(op, data, profile)
     except jr.OperationError as exc:
         sys.stderr.write("adapter.py: %s\n" % exc)
         return 2

@@ -242,10 +242,12 @@ def _parse_key(buf, pos, n, container):
     return key, pos
 
 
-def parse_json(buf):
+def parse_json(buf, max_depth=MAX_DEPTH):
     """Parse exactly one JSON text from UTF-8 bytes (section 3.1).
 
     The bytes must already be well-formed UTF-8 (W-UTF8-1 comes first).
+    `max_depth` is C-DEPTH-1's 128 for all data of SPEC.md; the adapter
+    passes a larger one for its own protocol requests, which wrap data.
     Raises _ParseError(code, offset, message) for the first problem in text
     order.  Never recurses, so any nesting depth is safe.
     """
@@ -258,9 +260,9 @@ def parse_json(buf):
             raise _ParseError("invalid_json", pos, "expected a value, found end of input")
         c = buf[pos]
         if c == 0x7B or c == 0x5B:  # { [
-            if len(stack) >= MAX_DEPTH:
+            if len(stack) >= max_depth:
                 raise _ParseError("nesting_too_deep", pos,
-                                  "container at depth %d (limit %d)" % (len(stack) + 1, MAX_DEPTH))
+                                  "container at depth %d (limit %d)" % (len(stack) + 1, max_depth))
             is_obj = c == 0x7B
             pos = _WS.match(buf, pos + 1).end()
             if pos < n and buf[pos] == (0x7D if is_obj else 0x5D):
@@ -327,7 +329,7 @@ def _line_col(buf, offset):
     return line, offset - start + 1
 
 
-def parse_text(data):
+def parse_text(data, max_depth=MAX_DEPTH):
     """O-CANON-1: parse ONE JSON text (W-BOM-1, W-UTF8-1 on the whole input,
     then section 3.1).  Errors are JournalError with line/column in the input."""
     data = bytes(data)
@@ -341,7 +343,7 @@ def parse_text(data):
         raise JournalError("invalid_utf8", "invalid UTF-8 byte 0x%02X" % data[exc.start],
                            line=line, column=col)
     try:
-        return parse_json(data)
+        return parse_json(data, max_depth)
     except _ParseError as exc:
         line, col = _line_col(data, exc.offset)
         raise JournalError(exc.code, exc.message, line=line, column=col)

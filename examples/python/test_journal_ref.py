@@ -1020,7 +1020,8 @@ class AdapterTest(unittest.TestCase):
         self.assertEqual(hello["protocol"], 1)
         self.assertEqual(hello["implementation"]["name"], "journal-ref-python")
         self.assertEqual(hello["implementation"]["language"], "python")
-        self.assertEqual(hello["operations"], ["validate", "replay", "fingerprint", "branch", "canonical"])
+        self.assertEqual(hello["operations"], ["validate", "replay", "fingerprint", "branch", "canonical",
+                                              "tree_inspect", "tree_apply"])
         self.assertEqual(hello["profiles"], ["core", "trace-0.1"])
         by_id = {r.get("id"): r for r in replies[1:]}
         for i, check in enumerate(expect["checks"], 1):

@@ -1,0 +1,195 @@
+//! `journal-conformance generate`: write generated journals and their vector sidecars.
+//!
+//! Every journal `<kind>-<n>.jsonl` gets a sidecar `<kind>-<n>.json` in vector format
+//! v1 with the expected result (valid kinds) or error (defect kinds). Journal `n` is
+//! drawn from a ChaCha generator seeded with a SHA-256 of the kit's generator version,
+//! the kind, the seed and `n`, so the same arguments give the same bytes (for one
+//! version of the kit). Files are written atomically: a temporary file in the same
+//! directory, then a rename.
+
+use std::path::{Path, PathBuf};
+
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use sha2::{Digest, Sha256};
+
+use crate::canonical;
+use crate::event::Profile;
+
+use super::malformed::{Defect, MalformedJournal};
+use super::recipe::GenConfig;
+use super::strategies;
+use super::valid::GeneratedJournal;
+use super::vector;
+
+/// Arguments of `generate`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct GenerateArgs {
+    /// `valid`, a defect name (e.g. `sequence-gap`, see `--kind list`), or `mixed`
+    /// (several defects, labelled by the precedence rule).
+    #[arg(long, default_value = "valid")]
+    pub kind: String,
+    /// How many journals to write.
+    #[arg(long, default_value_t = 10)]
+    pub count: usize,
+    /// Seed; the same seed gives the same bytes.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Events per journal, `MIN..MAX` with both ends inclusive (or one number).
+    #[arg(long, default_value = "1..20", value_parser = parse_events)]
+    pub events: EventRange,
+    /// Envelope profile of the generated journals (`profile-violation` forces
+    /// `trace-0.1`).
+    #[arg(long, default_value = "core")]
+    pub profile: Profile,
+    /// Output directory (created if missing).
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// An inclusive range of event counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EventRange {
+    pub min: usize,
+    pub max: usize,
+}
+
+/// Largest `--count` and `--events` maximum accepted.
+pub const MAX_COUNT: usize = 100_000;
+pub const MAX_EVENTS: usize = 10_000;
+
+/// Parse `MIN..MAX`, `MIN..=MAX` or `N`.
+pub fn parse_events(s: &str) -> Result<EventRange, String> {
+    let num = |t: &str| -> Result<usize, String> {
+        t.trim()
+            .parse::<usize>()
+            .map_err(|_| format!("{t:?} is not a number of events"))
+    };
+    let (min, max) = match s.split_once("..") {
+        Some((a, b)) => (num(a)?, num(b.strip_prefix('=').unwrap_or(b))?),
+        None => {
+            let n = num(s)?;
+            (n, n)
+        }
+    };
+    if min == 0 {
+        return Err("a journal needs at least 1 event (use --kind empty-journal for none)".into());
+    }
+    if min > max {
+        return Err(format!("empty range {s:?}: MIN is larger than MAX"));
+    }
+    if max > MAX_EVENTS {
+        return Err(format!("at most {MAX_EVENTS} events per journal"));
+    }
+    Ok(EventRange { min, max })
+}
+
+/// What `generate` wrote.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GenerateSummary {
+    /// `(journal, sidecar)` paths, in order.
+    pub files: Vec<(PathBuf, PathBuf)>,
+}
+
+/// Every accepted `--kind`.
+pub fn kinds() -> Vec<&'static str> {
+    let mut k = vec!["valid"];
+    k.extend(Defect::all().iter().map(|d| d.name()));
+    k.push("mixed");
+    k
+}
+
+enum Kind {
+    Valid,
+    Defect(Defect),
+    Mixed,
+}
+
+fn parse_kind(s: &str) -> Result<Kind, String> {
+    match s {
+        "valid" => Ok(Kind::Valid),
+        "mixed" => Ok(Kind::Mixed),
+        other => Defect::from_name(other).map(Kind::Defect).ok_or_else(|| {
+            format!(
+                "unknown kind {other:?}; expected one of: {}",
+                kinds().join(", ")
+            )
+        }),
+    }
+}
+
+/// The generator for journal `n` of `kind` under `seed`.
+pub fn rng_for(kind: &str, seed: u64, n: usize) -> TestRng {
+    let digest = Sha256::digest(format!("journal-conformance/generate/v1/{kind}/{seed}/{n}"));
+    TestRng::from_seed(RngAlgorithm::ChaCha, &digest)
+}
+
+fn draw<S: Strategy>(strategy: &S, rng: TestRng) -> Result<S::Value, String> {
+    let mut runner = TestRunner::new_with_rng(Config::default(), rng);
+    strategy
+        .new_tree(&mut runner)
+        .map(|t| t.current())
+        .map_err(|e| format!("generator rejected its input: {e}"))
+}
+
+/// Write `bytes` to `path` atomically (see [`crate::fsutil::write_atomic`]).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    crate::fsutil::write_atomic(path, bytes).map_err(|e| format!("writing {}: {e}", path.display()))
+}
+
+/// Generate `args.count` journals of `args.kind` into `args.out`.
+pub fn run(args: &GenerateArgs) -> Result<GenerateSummary, String> {
+    let kind = parse_kind(&args.kind)?;
+    if args.count > MAX_COUNT {
+        return Err(format!("at most {MAX_COUNT} journals per run"));
+    }
+    let range = args.events;
+    if range.min == 0 || range.min > range.max || range.max > MAX_EVENTS {
+        return Err(format!("bad --events range {}..{}", range.min, range.max));
+    }
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| format!("creating {}: {e}", args.out.display()))?;
+    let cfg = GenConfig {
+        events: range.min..=range.max,
+        profile: args.profile,
+        ..GenConfig::default()
+    };
+    let valid = strategies::valid_journal(&cfg);
+    let mixed = strategies::combined_malformed_journal(&cfg, 4);
+    let single = match kind {
+        Kind::Defect(d) => Some(strategies::malformed_journal(d, &cfg)),
+        _ => None,
+    };
+    let mut summary = GenerateSummary::default();
+    for n in 0..args.count {
+        let stem = format!("{}-{n}", args.kind);
+        let input_file = format!("{stem}.jsonl");
+        let rng = rng_for(&args.kind, args.seed, n);
+        let (bytes, case) = match &kind {
+            Kind::Valid => {
+                let j: GeneratedJournal = draw(&valid, rng)?;
+                let pick = u64::from_le_bytes(
+                    Sha256::digest(j.bytes())[..8]
+                        .try_into()
+                        .expect("eight bytes"),
+                );
+                let case = vector::valid_case(&stem, &j, &input_file, pick);
+                (j.bytes(), case)
+            }
+            Kind::Defect(_) | Kind::Mixed => {
+                let strategy = single.as_ref().unwrap_or(&mixed);
+                let m: MalformedJournal = draw(strategy, rng)?;
+                let case = vector::malformed_case(&stem, &m, &input_file);
+                (m.bytes, case)
+            }
+        };
+        let journal_path = args.out.join(&input_file);
+        let sidecar_path = args.out.join(format!("{stem}.json"));
+        write_atomic(&journal_path, &bytes)?;
+        let mut doc = canonical::to_string(&vector::document(vec![case]));
+        doc.push('\n');
+        write_atomic(&sidecar_path, doc.as_bytes())?;
+        summary.files.push((journal_path, sidecar_path));
+    }
+    Ok(summary)
+}

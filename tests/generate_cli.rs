@@ -1,0 +1,241 @@
+//! `journal-conformance generate`: every kind writes journals that the reference
+//! handles exactly as their vector sidecars say; the same seed gives the same bytes.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use journal_conformance::event::Profile;
+use journal_conformance::generate::cli::{self, EventRange, GenerateArgs};
+use journal_conformance::journal::ReadError;
+use journal_conformance::json::{self, Value};
+use journal_conformance::ops::{self, Operation};
+use journal_conformance::{canonical, ErrorCode};
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        let p =
+            std::env::temp_dir().join(format!("jc-generate-{tag}-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn args(kind: &str, seed: u64, profile: Profile, out: &Path) -> GenerateArgs {
+    GenerateArgs {
+        kind: kind.to_owned(),
+        count: 3,
+        seed,
+        events: EventRange { min: 1, max: 8 },
+        profile,
+        out: out.to_owned(),
+    }
+}
+
+const CASE_FIELDS: &[&str] = &[
+    "name",
+    "description",
+    "rules",
+    "tags",
+    "level",
+    "profile",
+    "input_file",
+    "checks",
+];
+
+fn valid_name(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && (b[0].is_ascii_lowercase() || b[0].is_ascii_digit())
+        && b.iter()
+            .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || b"._-".contains(&c))
+}
+
+/// Check one sidecar (vector format v1) against the reference; returns the number
+/// of checks run.
+fn check_sidecar(path: &Path) -> usize {
+    let text = std::fs::read_to_string(path).unwrap();
+    let doc = json::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let members = doc.as_object().unwrap();
+    assert_eq!(members.len(), 1, "{}: only `cases`", path.display());
+    let cases = doc.get("cases").and_then(Value::as_array).unwrap();
+    assert!(!cases.is_empty());
+    let mut checks_run = 0;
+    for case in cases {
+        let name = case.get("name").and_then(Value::as_str).unwrap();
+        let ctx = format!("{}: case {name}", path.display());
+        for (k, _) in case.as_object().unwrap() {
+            assert!(
+                CASE_FIELDS.contains(&k.as_str()),
+                "{ctx}: unknown field {k}"
+            );
+        }
+        assert!(valid_name(name), "{ctx}: bad name");
+        assert!(case.get("description").and_then(Value::as_str).is_some());
+        let rules = case.get("rules").and_then(Value::as_array).unwrap();
+        assert!(!rules.is_empty(), "{ctx}: no rules");
+        assert_eq!(case.get("level").and_then(Value::as_str), Some("must"));
+        let profile = Profile::parse(case.get("profile").and_then(Value::as_str).unwrap()).unwrap();
+        let input = case.get("input_file").and_then(Value::as_str).unwrap();
+        let bytes = std::fs::read(path.parent().unwrap().join(input)).unwrap();
+        let checks = case.get("checks").and_then(Value::as_array).unwrap();
+        assert!(!checks.is_empty());
+        for check in checks {
+            let op = Operation::from_json(check.get("op").unwrap()).unwrap();
+            let expect = check.get("expect").unwrap();
+            let got = ops::execute(&op, &bytes, profile);
+            match (expect.get("result"), expect.get("error"), got) {
+                (Some(want), None, Ok(v)) => assert!(
+                    v.same(want),
+                    "{ctx}: {}\nwant {}\n got {}",
+                    canonical::to_string(&op.to_json()),
+                    canonical::to_string(want),
+                    canonical::to_string(&v)
+                ),
+                (None, Some(want), Err(ReadError::Invalid(e))) => {
+                    let codes: Vec<&str> = match want.get("code").unwrap() {
+                        Value::String(s) => vec![s.as_str()],
+                        Value::Array(a) => a.iter().map(|c| c.as_str().unwrap()).collect(),
+                        other => panic!("{ctx}: bad code {other:?}"),
+                    };
+                    for c in &codes {
+                        assert!(
+                            ErrorCode::from_str_code(c).is_some(),
+                            "{ctx}: unknown code {c}"
+                        );
+                    }
+                    assert!(
+                        codes.contains(&e.code.as_str()),
+                        "{ctx}: want {codes:?}, got {e}"
+                    );
+                    if let Some(l) = want.get("line") {
+                        assert_eq!(Some(l.as_i64().unwrap() as u64), e.line, "{ctx}: line");
+                    }
+                    if let Some(s) = want.get("sequence") {
+                        assert_eq!(s.as_i64(), e.sequence, "{ctx}: sequence");
+                    }
+                }
+                (r, err, got) => panic!(
+                    "{ctx}: expected result {:?} / error {:?}, got {:?}",
+                    r.map(canonical::to_string),
+                    err.map(canonical::to_string),
+                    got.map(|v| canonical::to_string(&v))
+                ),
+            }
+            checks_run += 1;
+        }
+    }
+    checks_run
+}
+
+#[test]
+fn every_kind_writes_journals_that_behave_as_their_sidecars_say() {
+    let dir = TempDir::new("kinds");
+    let mut sidecars = 0;
+    let mut checks = 0;
+    for kind in cli::kinds() {
+        for profile in [Profile::Core, Profile::Trace01] {
+            let out = dir.0.join(format!("{kind}-{}", profile.as_str()));
+            let summary = cli::run(&args(kind, 11, profile, &out)).unwrap();
+            assert_eq!(summary.files.len(), 3);
+            for (journal, sidecar) in &summary.files {
+                assert!(journal.exists());
+                let name = journal.file_name().unwrap().to_str().unwrap();
+                assert!(name.starts_with(kind) && name.ends_with(".jsonl"), "{name}");
+                checks += check_sidecar(sidecar);
+                sidecars += 1;
+            }
+            // Nothing but the journals and sidecars (no temporary files left).
+            assert_eq!(std::fs::read_dir(&out).unwrap().count(), 6);
+        }
+    }
+    assert_eq!(sidecars, cli::kinds().len() * 2 * 3);
+    assert!(checks >= sidecars);
+}
+
+fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn same_seed_same_bytes() {
+    let dir = TempDir::new("seed");
+    for kind in ["valid", "mixed", "torn-last-line"] {
+        let a = dir.0.join(format!("{kind}-a"));
+        let b = dir.0.join(format!("{kind}-b"));
+        let c = dir.0.join(format!("{kind}-c"));
+        cli::run(&args(kind, 42, Profile::Core, &a)).unwrap();
+        cli::run(&args(kind, 42, Profile::Core, &b)).unwrap();
+        cli::run(&args(kind, 43, Profile::Core, &c)).unwrap();
+        assert_eq!(tree(&a), tree(&b), "{kind}: same seed, different bytes");
+        assert_ne!(tree(&a), tree(&c), "{kind}: seed ignored");
+    }
+}
+
+#[test]
+fn bad_arguments_are_usage_errors() {
+    let dir = TempDir::new("bad");
+    assert!(cli::run(&args("no-such-kind", 0, Profile::Core, &dir.0)).is_err());
+    assert!(cli::parse_events("5..2").is_err());
+    assert!(cli::parse_events("0..3").is_err());
+    assert_eq!(
+        cli::parse_events("2..=4"),
+        Ok(EventRange { min: 2, max: 4 })
+    );
+    assert_eq!(cli::parse_events("3"), Ok(EventRange { min: 3, max: 3 }));
+}
+
+#[test]
+fn the_binary_runs_generate() {
+    let dir = TempDir::new("bin");
+    let bin = env!("CARGO_BIN_EXE_journal-conformance");
+    let out = dir.0.join("out");
+    let status = Command::new(bin)
+        .args([
+            "generate",
+            "--kind",
+            "sequence-gap",
+            "--count",
+            "2",
+            "--seed",
+            "5",
+        ])
+        .args(["--events", "2..6", "--profile", "trace-0.1", "--out"])
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+    for n in 0..2 {
+        assert!(out.join(format!("sequence-gap-{n}.jsonl")).exists());
+        check_sidecar(&out.join(format!("sequence-gap-{n}.json")));
+    }
+    for bad in [
+        vec!["generate", "--kind", "nope", "--out"],
+        vec!["generate", "--events", "9..3", "--out"],
+    ] {
+        let status = Command::new(bin).args(&bad).arg(&out).status().unwrap();
+        assert_eq!(status.code(), Some(2), "{bad:?}");
+    }
+}
