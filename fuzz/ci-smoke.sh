@@ -18,7 +18,7 @@ fi
 cargo +nightly fuzz build -O --sanitizer none
 mkdir -p artifacts
 status=0
-for t in wire_json journal canonical tree vectors protocol; do
+for t in wire_json journal journal_structured canonical tree vectors protocol; do
   echo "--- fuzz smoke: $t (${secs}s)"
   if ! ./run.sh "$t" "$secs" > "artifacts/smoke-$t.log" 2>&1; then
     status=1

@@ -7,7 +7,7 @@
 # fuzz/artifacts/TARGET/.
 set -euo pipefail
 cd "$(dirname "$0")"
-targets="wire_json journal canonical tree vectors protocol"
+targets="wire_json journal journal_structured canonical tree vectors protocol"
 target=${1:-}
 if [ -z "$target" ] || ! grep -qw -- "$target" <<<"$targets"; then
   echo "usage: fuzz/run.sh TARGET [SECONDS] [libFuzzer flags...]; TARGET is one of: $targets" >&2

@@ -25,6 +25,7 @@ type Target = fn(&[u8]);
 const TARGETS: &[(&str, Target)] = &[
     ("wire_json", targets::wire_json),
     ("journal", targets::journal),
+    ("journal_structured", targets::journal_structured),
     ("canonical", targets::canonical),
     ("tree", targets::tree),
     ("vectors", targets::vectors),
@@ -151,6 +152,34 @@ fn seeds() -> Seeds {
         session.extend_from_slice(STOP);
         add(&mut seeds, "protocol", g.name, session);
     }
+    // journal_structured reads its input as `arbitrary` bytes: any bytes will do, so
+    // take the small journal seeds and a fixed pseudo-random sample.
+    let small: Vec<(Vec<u8>, String)> = seeds["journal"]
+        .iter()
+        .filter(|(b, _)| b.len() <= 4096)
+        .map(|(b, n)| (b.clone(), n.clone()))
+        .collect();
+    for (bytes, name) in small {
+        add(&mut seeds, "journal_structured", &name, bytes);
+    }
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for i in 0..256 {
+        let len = 16 + (i * 7) % 512;
+        let bytes = (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        add(
+            &mut seeds,
+            "journal_structured",
+            &format!("xorshift-{i}"),
+            bytes,
+        );
+    }
     seeds
 }
 
@@ -225,6 +254,12 @@ fn seeds_wire_json() {
 #[test]
 fn seeds_journal() {
     assert!(run_all("journal", target("journal"), seeds_of("journal")) > 100);
+}
+
+#[test]
+fn seeds_journal_structured() {
+    let f = target("journal_structured");
+    assert!(run_all("journal_structured", f, seeds_of("journal_structured")) > 200);
 }
 
 #[test]
