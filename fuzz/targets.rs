@@ -967,9 +967,14 @@ pub fn protocol(data: &[u8]) {
             "reply is not canonical JSON"
         );
         let Some(req) = req else {
-            assert!(
-                v.get("error").is_some(),
-                "an unparsable request got no error"
+            // A-REQ-1: an unreadable line gets `{"id":null,"error":{"code":"invalid_request"}}`.
+            assert_eq!(v.get("id"), Some(&Value::Null), "A-REQ-1: id null");
+            assert_eq!(
+                v.get("error")
+                    .and_then(|e| e.get("code"))
+                    .and_then(Value::as_str),
+                Some("invalid_request"),
+                "A-REQ-1: an unreadable request"
             );
             continue;
         };
@@ -992,12 +997,12 @@ pub fn protocol(data: &[u8]) {
             let code = e.get("code").and_then(Value::as_str).expect("error code");
             assert!(
                 ErrorCode::from_str_code(code).is_some()
-                    || code == "protocol_error"
+                    || code == "invalid_request"
                     || code == "internal_error",
                 "unknown error code {code}"
             );
             if cmd != Some("run") {
-                assert_eq!(code, "protocol_error");
+                assert_eq!(code, "invalid_request", "A-REQ-1: unknown cmd");
             }
         }
     }
