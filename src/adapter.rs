@@ -728,13 +728,17 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()>
         let msg = match json::parse_bytes(bytes) {
             Ok(v) => v,
             Err(e) => {
-                write(Value::object([(
-                    "error",
-                    Value::object([
-                        ("code", Value::from("invalid_request")),
-                        ("message", Value::from(e.to_string())),
-                    ]),
-                )]))?;
+                // A-REQ-1: `{"id":ID_OR_NULL,...}`; an unreadable line has no id.
+                write(Value::object([
+                    ("id", Value::Null),
+                    (
+                        "error",
+                        Value::object([
+                            ("code", Value::from("invalid_request")),
+                            ("message", Value::from(e.to_string())),
+                        ]),
+                    ),
+                ]))?;
                 continue;
             }
         };
