@@ -14,8 +14,8 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
   echo "fuzz smoke: skipped (cargo-fuzz is not installed; the stable replay ran in cargo test)"
   exit 0
 fi
-./seed-corpora.sh >/dev/null
-cargo +nightly fuzz build -O --sanitizer none
+./seed-corpora.sh >/dev/null 2>&1
+cargo +nightly fuzz build --sanitizer none   # as fuzz/run.sh: release with debug assertions
 mkdir -p artifacts
 status=0
 for t in wire_json journal journal_structured canonical tree vectors protocol; do
