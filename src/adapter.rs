@@ -743,6 +743,7 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()>
         let msg = match json::parse_bytes(bytes) {
             Ok(v) => v,
             Err(e) => {
+                // A-REQ-1: `{"id":ID_OR_NULL,...}`; an unreadable line has no id.
                 write(Value::object([
                     ("id", Value::Null),
                     (

@@ -376,11 +376,20 @@ fn parse_expect(v: &Value, where_: &str) -> Result<Expect, String> {
                         .ok_or(format!("{where_}: `{k}` must be an integer"))
                 })
             };
+            // `line` and `index` count from 1 and 0: a negative one is an error, not a
+            // wrap-around to a huge u64 that to_file_json cannot write back.
+            let uint = |k: &str| {
+                e.get(k).map(|x| {
+                    x.as_i64()
+                        .and_then(|i| u64::try_from(i).ok())
+                        .ok_or(format!("{where_}: `{k}` must be a non-negative integer"))
+                })
+            };
             Ok(Expect::Error {
                 codes,
-                line: int("line").transpose()?.map(|l| l as u64),
+                line: uint("line").transpose()?,
                 sequence: int("sequence").transpose()?,
-                index: int("index").transpose()?.map(|i| i as u64),
+                index: uint("index").transpose()?,
             })
         }
         _ => err(where_, "`expect` needs exactly one of `result` and `error`"),

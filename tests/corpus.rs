@@ -172,6 +172,10 @@ fn vector_files_are_strict() {
         (ok.replace("[\"J-SEQ-1\"]", "[]"), "no rules"),
         (ok.replace("\"level\"", "x").replace("\"rules\"", "\"level\":\"may\",\"rules\""), "bad level"),
         (ok.replace("\"checks\":[{\"op\":{\"op\":\"validate\"},\"expect\":{\"error\":{\"code\":\"empty_journal\"}}}]", "\"checks\":[]"), "no checks"),
+        // Caught by the `vectors` fuzz target's write-back invariant: a negative line wrapped to
+        // u64::MAX, which to_file_json wrote back as an integer the loader then refused.
+        (ok.replace("\"code\":\"empty_journal\"", "\"code\":\"empty_journal\",\"line\":-1"), "negative line"),
+        (ok.replace("\"code\":\"empty_journal\"", "\"code\":\"empty_journal\",\"index\":-2"), "negative index"),
     ] {
         assert!(vectors::parse_file(&bad, "g", &read).is_err(), "accepted: {why}");
     }

@@ -1,0 +1,1097 @@
+//! The bodies of the fuzz targets, shared by the cargo-fuzz crate
+//! (`fuzz/fuzz_targets/*.rs`, nightly) and the regression test
+//! `tests/fuzz_regressions.rs` (stable, in CI). Each function takes one raw input,
+//! runs the library on it and asserts invariants; any panic is a finding.
+//!
+//! Every target checks, besides "no panic":
+//! - a rejected input yields an `ErrorCode` of `ErrorCode::ALL`, from the set of codes
+//!   that layer can produce, located as SPEC.md says (line, column, sequence);
+//! - the operations that share a layer agree with each other on the same input.
+#![allow(dead_code)]
+
+use jc::error::{Error, ErrorCode};
+use jc::event::Profile;
+use jc::journal::ReadError;
+use jc::json::{self, Number, Value};
+use jc::ops::{self, Operation};
+use jc::tree::{Step, Tree};
+use jc::{adapter, branch, canonical, replay, vectors, wire};
+use journal_conformance as jc;
+
+/// Codes of the wire and JSON layers (W-*, C-*).
+const WIRE_CODES: &[ErrorCode] = &[
+    ErrorCode::UnexpectedBom,
+    ErrorCode::InvalidUtf8,
+    ErrorCode::BlankLine,
+    ErrorCode::InvalidJson,
+    ErrorCode::DuplicateKey,
+    ErrorCode::LoneSurrogate,
+    ErrorCode::NumberOutOfRange,
+    ErrorCode::NestingTooDeep,
+];
+
+/// Codes of the JSON layer alone (C-*).
+const JSON_CODES: &[ErrorCode] = &[
+    ErrorCode::InvalidJson,
+    ErrorCode::DuplicateKey,
+    ErrorCode::LoneSurrogate,
+    ErrorCode::NumberOutOfRange,
+    ErrorCode::NestingTooDeep,
+];
+
+/// Codes a journal (validate, replay, fingerprint, branch) can report.
+const JOURNAL_CODES: &[ErrorCode] = &[
+    ErrorCode::UnexpectedBom,
+    ErrorCode::InvalidUtf8,
+    ErrorCode::BlankLine,
+    ErrorCode::InvalidJson,
+    ErrorCode::DuplicateKey,
+    ErrorCode::LoneSurrogate,
+    ErrorCode::NumberOutOfRange,
+    ErrorCode::NestingTooDeep,
+    ErrorCode::MalformedEvent,
+    ErrorCode::ProfileViolation,
+    ErrorCode::InvalidPayload,
+    ErrorCode::EmptyJournal,
+    ErrorCode::SequenceGap,
+    ErrorCode::MixedSession,
+    ErrorCode::MixedRun,
+    ErrorCode::DuplicateEventId,
+    ErrorCode::UnknownParent,
+    ErrorCode::SequenceOutOfRange,
+    ErrorCode::InvalidBranchId,
+];
+
+/// Journal codes that carry no line (J-EMPTY-1, O-RANGE-1, B-ID-1).
+const UNLOCATED: &[ErrorCode] = &[
+    ErrorCode::EmptyJournal,
+    ErrorCode::SequenceOutOfRange,
+    ErrorCode::InvalidBranchId,
+];
+
+/// Codes loading a tree file can report (T-LINE-2 .. T-PARENT-1).
+const TREE_LOAD_CODES: &[ErrorCode] = &[
+    ErrorCode::UnexpectedBom,
+    ErrorCode::InvalidUtf8,
+    ErrorCode::InvalidJson,
+    ErrorCode::DuplicateKey,
+    ErrorCode::LoneSurrogate,
+    ErrorCode::NumberOutOfRange,
+    ErrorCode::NestingTooDeep,
+    ErrorCode::MalformedEntry,
+    ErrorCode::DuplicateEntryId,
+    ErrorCode::UnknownParent,
+];
+
+/// Codes a tree step can report (T-APPEND-1 .. T-APPENDNEW-1, T-NEXT-1).
+const TREE_STEP_CODES: &[ErrorCode] = &[
+    ErrorCode::EmptySession,
+    ErrorCode::UnknownEntry,
+    ErrorCode::UnknownCheckpoint,
+    ErrorCode::HistoryDiverged,
+    ErrorCode::IdSpaceExhausted,
+];
+
+// ---------------------------------------------------------------------------------------
+// Helpers
+
+/// The code is one of SPEC.md section 10 (and of the tree codes), and of `allowed`.
+fn known_code(e: &Error, allowed: &[ErrorCode], what: &str) {
+    assert!(
+        ErrorCode::ALL.contains(&e.code),
+        "{what}: code {:?} is not in ErrorCode::ALL",
+        e.code
+    );
+    assert_eq!(
+        ErrorCode::from_str_code(e.code.as_str()),
+        Some(e.code),
+        "{what}: code string does not read back"
+    );
+    assert!(
+        allowed.contains(&e.code),
+        "{what}: code `{}` cannot come from this layer ({e})",
+        e.code
+    );
+}
+
+/// Physical lines per W-LINE-1/W-LINE-3 (split on `\n`; a final empty remainder is not a line).
+fn lines(data: &[u8]) -> Vec<&[u8]> {
+    let mut v: Vec<&[u8]> = data.split(|&b| b == b'\n').collect();
+    if v.last().is_some_and(|l| l.is_empty()) {
+        v.pop();
+    }
+    v
+}
+
+/// The bytes of the first `n` physical lines, each with its `\n` when it had one.
+fn prefix_lines(data: &[u8], n: u64) -> &[u8] {
+    let mut end = 0;
+    let mut seen = 0;
+    while seen < n && end < data.len() {
+        match data[end..].iter().position(|&b| b == b'\n') {
+            Some(p) => end += p + 1,
+            None => end = data.len(),
+        }
+        seen += 1;
+    }
+    &data[..end]
+}
+
+fn fnv1a(data: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in data {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+fn invalid<T>(r: Result<T, ReadError>) -> Result<T, Error> {
+    match r {
+        Ok(v) => Ok(v),
+        Err(ReadError::Invalid(e)) => Err(e),
+        Err(ReadError::Io(e)) => panic!("reading from a byte slice gave an I/O error: {e}"),
+    }
+}
+
+/// A located wire/JSON error: column 1..=len+1.
+fn check_column(e: &Error, len: usize, what: &str) {
+    let c = e
+        .column
+        .unwrap_or_else(|| panic!("{what}: `{}` without a column", e.code));
+    assert!(
+        c >= 1 && c <= len as u64 + 1,
+        "{what}: column {c} outside 1..={}",
+        len + 1
+    );
+}
+
+/// Canonical text (C-*): one line, parses back to the same value, and is a fixed point;
+/// every float is spelled as the shortest round-tripping digits.
+fn canonical_roundtrip(v: &Value) {
+    let text = canonical::to_string(v);
+    assert!(
+        !text.contains('\n'),
+        "canonical text holds a raw newline: {text:?}"
+    );
+    let back = json::parse(&text)
+        .unwrap_or_else(|e| panic!("canonical text does not parse ({e}): {text:?}"));
+    assert!(
+        back.same(v),
+        "canonical text reads back as another value: {text:?}"
+    );
+    assert_eq!(
+        canonical::to_string(&back),
+        text,
+        "canonical text is not a fixed point"
+    );
+    check_floats(v);
+}
+
+fn check_floats(v: &Value) {
+    match v {
+        Value::Number(Number::Float(f)) => check_float(*f),
+        Value::Array(items) => items.iter().for_each(check_floats),
+        Value::Object(members) => members.iter().for_each(|(_, v)| check_floats(v)),
+        _ => {}
+    }
+}
+
+/// C-NUM-5: the spelling reads back as the same double, has as many significant digits
+/// as Rust's shortest round-trip form, and is positional exactly when -4 <= exp < 16.
+fn check_float(f: f64) {
+    let s = canonical::format_float(f);
+    let back: f64 = s
+        .parse()
+        .unwrap_or_else(|_| panic!("float spelling {s:?} does not parse"));
+    assert_eq!(
+        back.to_bits(),
+        f.to_bits(),
+        "float spelling {s:?} reads back as {back:?}, not {f:?}"
+    );
+    if f == 0.0 {
+        return;
+    }
+    let sig = |m: &str| -> usize {
+        let d: String = m.chars().filter(|c| c.is_ascii_digit()).collect();
+        d.trim_start_matches('0').trim_end_matches('0').len()
+    };
+    let rust = format!("{:e}", f.abs());
+    let (rm, rexp) = rust.split_once('e').unwrap();
+    let ours = s.trim_start_matches('-');
+    let ours_mantissa = ours.split_once('e').map_or(ours, |(m, _)| m);
+    assert_eq!(
+        sig(ours_mantissa),
+        sig(rm),
+        "float {f:?}: {s:?} is not as short as {rust:?}"
+    );
+    let exp: i32 = rexp.parse().unwrap();
+    assert_eq!(
+        !ours.contains('e'),
+        (-4..16).contains(&exp),
+        "float {f:?}: {s:?} has the wrong notation for exponent {exp}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// wire_json: one line through W-* and C-*
+
+/// Raw bytes as one journal line (`wire::parse_line`) and as one JSON text
+/// (`json::parse_bytes`): they agree except for W-BOM-1/W-BLANK-1, errors are located,
+/// accepted values survive canonical text, and the parser agrees with serde_json on
+/// acceptance wherever the spec does not decide otherwise.
+pub fn wire_json(data: &[u8]) {
+    let line = wire::parse_line(7, data);
+    let plain = json::parse_bytes(data);
+    if let Err(e) = &line {
+        known_code(e, WIRE_CODES, "parse_line");
+        assert_eq!(e.line, Some(7), "parse_line: wrong line");
+        check_column(e, data.len(), "parse_line");
+        assert!(e.sequence.is_none() && e.event_id.is_none());
+    }
+    if let Err(e) = &plain {
+        let mut allowed = JSON_CODES.to_vec();
+        allowed.push(ErrorCode::InvalidUtf8);
+        known_code(e, &allowed, "parse_bytes");
+        assert!(e.line.is_none(), "parse_bytes: a line for a bare text");
+        check_column(e, data.len(), "parse_bytes");
+    }
+    let blank = data.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'));
+    if data.starts_with(wire::BOM) {
+        let e = line.as_ref().expect_err("a BOM line was accepted");
+        assert_eq!((e.code, e.column), (ErrorCode::UnexpectedBom, Some(1)));
+    } else if blank {
+        let e = line.as_ref().expect_err("a blank line was accepted");
+        assert_eq!((e.code, e.column), (ErrorCode::BlankLine, Some(1)));
+    } else {
+        match (&line, &plain) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b, "parse_line and parse_bytes disagree"),
+            (Err(a), Err(b)) => {
+                assert_eq!((a.code, a.column), (b.code, b.column));
+                assert_eq!(a.message, b.message);
+            }
+            (a, b) => panic!("parse_line {a:?} but parse_bytes {b:?}"),
+        }
+    }
+    if let Ok(v) = &plain {
+        canonical_roundtrip(v);
+    }
+    serde_differential(data, &plain);
+}
+
+/// serde_json accepts exactly the RFC 8259 texts, with three documented departures
+/// (SPEC.md C-KEY-2, C-NUM-3/C-NUM-6 and C-DEPTH-1 decide differently from serde_json).
+fn serde_differential(data: &[u8], ours: &Result<Value, Error>) {
+    let theirs = serde_json::from_slice::<serde_json::Value>(data);
+    match (ours, &theirs) {
+        (Ok(_), Ok(_)) => {}
+        (Err(e), Err(_)) => {
+            let _ = e;
+        }
+        (Ok(_), Err(s)) => {
+            let m = s.to_string();
+            // serde_json allows 127 levels (we allow 128) and reads integers beyond
+            // u64 as doubles, failing where they overflow.
+            assert!(
+                m.contains("recursion limit") || m.contains("number out of range"),
+                "we accept what serde_json rejects ({m}): {:?}",
+                String::from_utf8_lossy(data)
+            );
+        }
+        (Err(e), Ok(_)) => assert!(
+            matches!(
+                e.code,
+                ErrorCode::DuplicateKey | ErrorCode::NumberOutOfRange
+            ),
+            "we reject ({e}) what serde_json accepts: {:?}",
+            String::from_utf8_lossy(data)
+        ),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// canonical: ops::parse_document and the canonical text
+
+/// One JSON document (O-CANON-1): errors are located by line and column; on success the
+/// canonical text parses to a value with the identical canonical text, `same()` as the
+/// original, and the `canonical` operation returns exactly that text.
+pub fn canonical(data: &[u8]) {
+    match ops::parse_document(data) {
+        Err(e) => {
+            let mut allowed = JSON_CODES.to_vec();
+            allowed.extend([ErrorCode::InvalidUtf8, ErrorCode::UnexpectedBom]);
+            known_code(&e, &allowed, "parse_document");
+            let newlines = data.iter().filter(|&&b| b == b'\n').count() as u64;
+            let line = e.line.expect("parse_document: error without a line");
+            assert!(
+                (1..=newlines + 1).contains(&line),
+                "parse_document: line {line} outside 1..={}",
+                newlines + 1
+            );
+            assert!(e.column.is_some_and(|c| c >= 1));
+            if !data.starts_with(wire::BOM) {
+                let p = json::parse_bytes(data).expect_err("parse_bytes accepts it");
+                assert_eq!(p.code, e.code, "parse_document and parse_bytes disagree");
+            }
+        }
+        Ok(v) => {
+            let text = canonical::to_string(&v);
+            let again = ops::parse_document(text.as_bytes())
+                .unwrap_or_else(|e| panic!("canonical text is not a document ({e}): {text:?}"));
+            assert_eq!(
+                canonical::to_string(&again),
+                text,
+                "canonical text changes on a second pass"
+            );
+            assert!(again.same(&v), "canonical text reads back as another value");
+            assert!(v.same(&v));
+            canonical_roundtrip(&v);
+            let via_op = invalid(ops::execute(&Operation::Canonical, data, Profile::Core))
+                .expect("the canonical operation rejects a parsed document");
+            assert_eq!(via_op, Value::from(text), "ops::execute(canonical) differs");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// journal: validate, replay, fingerprint, branch
+
+/// Branch ids to try, with whether B-ID-1 accepts them.
+const BRANCH_IDS: &[(&str, bool)] = &[
+    ("b", true),
+    ("", false),
+    (" ", false),
+    ("\u{3000}", false),
+    ("\u{1c}", false),
+    ("\u{200b}", true),
+    ("fork 1", true),
+    (" x ", true),
+];
+
+/// A journal under both profiles; `until`, `at` and the branch id come from a hash of
+/// the input. The four operations report the same error for an invalid journal; for a
+/// valid one `fingerprint == replay().fingerprint`, prefixes replay as journals of their
+/// own (R-PROJ-1), branch records match replay (B-*), and CRLF changes nothing (W-CR-1).
+/// `trace-0.1` only ever adds `profile_violation` to `core`.
+pub fn journal(data: &[u8]) {
+    let h = fnv1a(data);
+    let core = journal_profile(data, Profile::Core, h);
+    let trace = journal_profile(data, Profile::Trace01, h);
+    match (&core, &trace) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b, "core and trace-0.1 disagree on a valid journal"),
+        (Ok(_), Err(e)) => assert_eq!(
+            e.code,
+            ErrorCode::ProfileViolation,
+            "trace-0.1 rejects a valid core journal with `{}`",
+            e.code
+        ),
+        (Err(c), Ok(_)) => panic!("core rejects ({c}) a journal trace-0.1 accepts"),
+        (Err(c), Err(t)) => match (c.line, t.line) {
+            (None, _) => assert_eq!(c, t, "trace-0.1 reports another unlocated error"),
+            (Some(_), None) => panic!("trace-0.1 reports {t} but core a located {c}"),
+            (Some(cl), Some(tl)) => {
+                assert!(tl <= cl, "trace-0.1 fails later ({tl}) than core ({cl})");
+                if tl < cl || t.code == ErrorCode::ProfileViolation {
+                    assert_eq!(t.code, ErrorCode::ProfileViolation);
+                    assert!(
+                        !WIRE_CODES.contains(&c.code) && c.code != ErrorCode::MalformedEvent
+                            || tl < cl,
+                        "a profile rule ran before E-ENV-1 or the wire rules"
+                    );
+                } else {
+                    assert_eq!(c, t, "core and trace-0.1 report different errors");
+                }
+            }
+        },
+    }
+}
+
+/// Check one profile; returns the event count and fingerprint, or the journal error.
+fn journal_profile(data: &[u8], profile: Profile, h: u64) -> Result<(u64, String), Error> {
+    let what = profile.as_str();
+    let physical = lines(data);
+    let n_lines = physical.len() as u64;
+    let until = match h % 8 {
+        0 => -1,
+        1 => i64::MIN,
+        2 => i64::MAX,
+        _ => ((h >> 8) % (n_lines + 1)) as i64,
+    };
+    let at = match (h >> 4) % 8 {
+        0 => -1,
+        1 => i64::MIN,
+        _ => ((h >> 16) % (n_lines + 1)) as i64,
+    };
+    let (branch_id, id_ok) = BRANCH_IDS[((h >> 32) % BRANCH_IDS.len() as u64) as usize];
+
+    let validated = invalid(jc::journal::validate(data, profile));
+    let full = invalid(replay::replay(data, profile, None));
+    let fp = invalid(replay::fingerprint(data, profile, None));
+    let replay_u = invalid(replay::replay(data, profile, Some(until)));
+    let fp_u = invalid(replay::fingerprint(data, profile, Some(until)));
+    let fp_op = invalid(ops::execute(
+        &Operation::Fingerprint { until: Some(until) },
+        data,
+        profile,
+    ));
+    let br = invalid(branch::branch(data, profile, at, branch_id));
+
+    match validated {
+        Err(e) => {
+            check_journal_error(&e, &physical, what);
+            assert_eq!(full.as_ref().err(), Some(&e), "{what}: replay differs");
+            assert_eq!(fp.as_ref().err(), Some(&e), "{what}: fingerprint differs");
+            assert_eq!(replay_u.err().as_ref(), Some(&e), "{what}: replay(until)");
+            assert_eq!(fp_u.err().as_ref(), Some(&e), "{what}: fingerprint(until)");
+            assert_eq!(fp_op.err().as_ref(), Some(&e), "{what}: ops fingerprint");
+            assert_eq!(br.err().as_ref(), Some(&e), "{what}: branch differs");
+            if let Some(l) = e.line {
+                // Streaming (J-ORDER-1): the error depends on lines 1..=l only.
+                let upto = invalid(jc::journal::validate(prefix_lines(data, l), profile));
+                assert_eq!(upto.err().as_ref(), Some(&e), "{what}: prefix to the error");
+                let before = invalid(jc::journal::validate(prefix_lines(data, l - 1), profile));
+                if l == 1 {
+                    assert_eq!(before.map_err(|e| e.code), Err(ErrorCode::EmptyJournal));
+                } else {
+                    assert_eq!(before, Ok(l - 1), "{what}: lines before the error");
+                }
+            } else {
+                assert_eq!(e.code, ErrorCode::EmptyJournal, "{what}: unlocated {e}");
+                assert_eq!(n_lines, 0, "{what}: empty_journal with lines");
+            }
+            check_crlf(data, profile, Err(&e));
+            Err(e)
+        }
+        Ok(n) => {
+            assert!(n >= 1, "{what}: a valid journal with no event");
+            assert_eq!(n, n_lines, "{what}: event count != line count");
+            let full = full.unwrap_or_else(|e| panic!("{what}: replay fails ({e})"));
+            let fp = fp.unwrap_or_else(|e| panic!("{what}: fingerprint fails ({e})"));
+            assert_eq!(full.applied_sequences, (0..n).collect::<Vec<_>>());
+            assert_eq!(
+                fp, full.fingerprint,
+                "{what}: fingerprint != replay().fingerprint"
+            );
+            assert_eq!(
+                invalid(replay::replay(data, profile, Some(n as i64 - 1))).as_ref(),
+                Ok(&full),
+                "{what}: replay(until = last) != replay()"
+            );
+            // F-FP-1 from the accepted values, and the event ids for branch.
+            let mut values = Vec::new();
+            let mut ids = Vec::new();
+            let count = invalid(jc::journal::read(data, profile, |ev| {
+                values.push(ev.value.clone());
+                ids.push(ev.event_id.clone());
+            }));
+            assert_eq!(count, Ok(n));
+            assert_eq!(
+                jc::fingerprint::of_values(&values),
+                fp,
+                "{what}: F-FP-1 over the events"
+            );
+            // F-FP-2: the journal rewritten as canonical lines (other key order, spacing
+            // and escapes) has the same replay and fingerprint.
+            let canon: Vec<String> = values.iter().map(canonical::to_string).collect();
+            let rewritten = invalid(replay::replay(canon.join("\n").as_bytes(), profile, None))
+                .unwrap_or_else(|e| panic!("{what}: F-FP-2 the canonical rewrite fails: {e}"));
+            assert_eq!(
+                canonical::to_string(&rewritten.to_json()),
+                canonical::to_string(&full.to_json()),
+                "{what}: F-FP-2 the canonical rewrite replays differently"
+            );
+            if (0..n as i64).contains(&until) {
+                let r = replay_u.unwrap_or_else(|e| panic!("{what}: replay({until}): {e}"));
+                let f = fp_u.unwrap_or_else(|e| panic!("{what}: fingerprint({until}): {e}"));
+                assert_eq!(r.applied_sequences.len() as i64, until + 1);
+                assert_eq!(
+                    f, r.fingerprint,
+                    "{what}: fingerprint(until) != replay(until)"
+                );
+                assert_eq!(
+                    fp_op,
+                    Ok(Value::from(f.as_str())),
+                    "{what}: ops fingerprint"
+                );
+                assert_eq!(
+                    f,
+                    jc::fingerprint::of_values(&values[..=until as usize]),
+                    "{what}: F-FP-1 over the prefix"
+                );
+                // R-PROJ-1: replay(until=k) is the full replay of the first k+1 lines.
+                let prefix = prefix_lines(data, until as u64 + 1);
+                assert_eq!(
+                    invalid(replay::replay(prefix, profile, None)).as_ref(),
+                    Ok(&r),
+                    "{what}: R-PROJ-1 prefix consistency"
+                );
+            } else {
+                for e in [replay_u.unwrap_err(), fp_u.unwrap_err(), fp_op.unwrap_err()] {
+                    assert_eq!(e.code, ErrorCode::SequenceOutOfRange, "{what}: {e}");
+                    assert_eq!(e.sequence, Some(until), "{what}: O-RANGE-1 sequence");
+                    assert_eq!(e.line, None, "{what}: O-RANGE-1 has no line");
+                }
+            }
+            match br {
+                Err(e) if !id_ok => {
+                    assert_eq!(e.code, ErrorCode::InvalidBranchId, "{what}: {e}");
+                    assert_eq!(e.line, None);
+                }
+                Err(e) if !(0..n as i64).contains(&at) => {
+                    assert_eq!(e.code, ErrorCode::SequenceOutOfRange, "{what}: {e}");
+                    assert_eq!((e.sequence, e.line), (Some(at), None));
+                }
+                Err(e) => panic!("{what}: branch({at}, {branch_id:?}) fails: {e}"),
+                Ok(b) => {
+                    assert!(
+                        id_ok && (0..n as i64).contains(&at),
+                        "{what}: bad branch accepted"
+                    );
+                    let at_u = at as usize;
+                    assert_eq!(b.branch_id, branch_id);
+                    assert_eq!(b.fork_sequence, at as u64);
+                    assert_eq!(
+                        b.inherited_event_ids,
+                        ids[..=at_u],
+                        "{what}: B inherited ids"
+                    );
+                    assert_eq!(
+                        b.parent_fingerprint,
+                        jc::fingerprint::of_values(&values[..=at_u]),
+                        "{what}: B parent fingerprint"
+                    );
+                    assert_eq!(b.parent_session_id, full.session_id);
+                    assert_eq!(b.parent_run_id, full.run_id);
+                }
+            }
+            check_crlf(data, profile, Ok(&fp));
+            Ok((n, fp))
+        }
+    }
+}
+
+/// J-LOC-1 and the code set for one journal error.
+fn check_journal_error(e: &Error, physical: &[&[u8]], what: &str) {
+    known_code(e, JOURNAL_CODES, what);
+    if UNLOCATED.contains(&e.code) {
+        assert_eq!(e.line, None, "{what}: `{}` with a line", e.code);
+        return;
+    }
+    let l = e
+        .line
+        .unwrap_or_else(|| panic!("{what}: `{}` without a line", e.code));
+    assert!(
+        l >= 1 && l <= physical.len() as u64,
+        "{what}: line {l} outside 1..={}",
+        physical.len()
+    );
+    let bytes = physical[l as usize - 1];
+    if WIRE_CODES.contains(&e.code) {
+        check_column(e, bytes.len(), what);
+        assert_eq!(
+            (e.sequence, e.event_id.as_deref()),
+            (None, None),
+            "{what}: a wire error names an event"
+        );
+    } else {
+        // J-LOC-1: the event's sequence when an i64, its event_id when a string.
+        let v = json::parse_bytes(bytes).expect("an event-level error on a non-JSON line");
+        assert_eq!(
+            e.sequence,
+            v.get("sequence").and_then(Value::as_i64),
+            "{what}: J-LOC-1 sequence"
+        );
+        assert_eq!(
+            e.event_id.as_deref(),
+            v.get("event_id").and_then(Value::as_str),
+            "{what}: J-LOC-1 event_id"
+        );
+    }
+}
+
+/// W-CR-1: CRLF line endings change neither validity, the error, nor the fingerprint.
+fn check_crlf(data: &[u8], profile: Profile, want: Result<&String, &Error>) {
+    let mut crlf = Vec::with_capacity(data.len() + data.len() / 8);
+    for &b in data {
+        if b == b'\n' {
+            crlf.push(b'\r');
+        }
+        crlf.push(b);
+    }
+    let got = invalid(replay::fingerprint(&crlf[..], profile, None));
+    match (want, got) {
+        (Ok(a), Ok(b)) => assert_eq!(*a, b, "W-CR-1: CRLF changes the fingerprint"),
+        (Err(a), Err(b)) => assert_eq!(
+            (a.code, a.line),
+            (b.code, b.line),
+            "W-CR-1: CRLF changes the error"
+        ),
+        (a, b) => panic!("W-CR-1: LF gives {a:?}, CRLF {b:?}"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// tree: Tree::load, Step::from_json, Tree::apply
+
+/// Input: a tree file, optionally followed by a NUL byte and a JSON array of steps.
+/// Load errors are located and streaming; every step keeps the tree consistent and
+/// does what T-* says; a failed step changes nothing; `Tree::load(save)` round-trips
+/// (same entries, next id, head at the last entry); `apply_all` agrees.
+pub fn tree(data: &[u8]) {
+    let (file, steps_src) = match data.iter().position(|&b| b == 0) {
+        Some(i) => (&data[..i], Some(&data[i + 1..])),
+        None => (data, None),
+    };
+    let steps: Vec<Step> = match steps_src.map(json::parse_bytes) {
+        Some(Ok(Value::Array(items))) => items
+            .iter()
+            .filter_map(|s| Step::from_json(s).ok())
+            .collect(),
+        _ => Vec::new(),
+    };
+    for s in &steps {
+        assert_eq!(
+            Step::from_json(&s.to_json()).as_ref(),
+            Ok(s),
+            "Step JSON does not round-trip"
+        );
+    }
+    let mut t = match Tree::load(file) {
+        Err(e) => {
+            known_code(&e, TREE_LOAD_CODES, "Tree::load");
+            let l = e.line.expect("a tree load error without a line");
+            let pieces = file.split(|&b| b == b'\n').count() as u64;
+            assert!((1..=pieces).contains(&l), "Tree::load: line {l} > {pieces}");
+            // T-ORDER-1: the first failing line in file order; earlier lines load.
+            let upto = Tree::load(prefix_lines(file, l)).map(|_| ());
+            assert_eq!(upto, Err(e.clone()), "Tree::load: prefix to the error");
+            assert!(
+                Tree::load(prefix_lines(file, l - 1)).is_ok(),
+                "Tree::load: lines before the error fail"
+            );
+            assert_eq!(jc::tree::apply_all(file, &steps).map(|_| ()), Err(e));
+            return;
+        }
+        Ok(t) => t,
+    };
+    assert_eq!(
+        t.head(),
+        t.entries().last().map(|e| e.id.as_str()),
+        "T-HEAD-1"
+    );
+    check_tree(&t);
+    let mut results = Vec::new();
+    let mut failed = None;
+    for (i, step) in steps.iter().enumerate() {
+        let before = t.clone();
+        match t.apply(step) {
+            Ok(r) => {
+                check_step(&before, &t, step, &r);
+                check_tree(&t);
+                results.push(r);
+            }
+            Err(e) => {
+                known_code(&e, TREE_STEP_CODES, "Tree::apply");
+                assert_eq!(e.line, None, "a step error with a line");
+                assert_eq!(
+                    e.index.is_some(),
+                    e.code == ErrorCode::HistoryDiverged,
+                    "index only for history_diverged"
+                );
+                assert_eq!(t.save(), before.save(), "a failed step changed the tree");
+                assert_eq!(t.head(), before.head(), "a failed step moved the head");
+                failed = Some(e.with_sequence(Some(i as i64)));
+                break;
+            }
+        }
+    }
+    let all = jc::tree::apply_all(file, &steps);
+    match failed {
+        Some(e) => assert_eq!(all, Err(e), "apply_all reports another error"),
+        None => assert_eq!(
+            all,
+            Ok(Value::object([
+                ("results", Value::Array(results)),
+                ("tree", Value::from(t.save())),
+            ])),
+            "apply_all differs from stepwise apply"
+        ),
+    }
+}
+
+/// Internal consistency and T-ROUND-1.
+fn check_tree(t: &Tree) {
+    let path = t.path_ids();
+    assert_eq!(path.last().copied(), t.head(), "T-PATH-1 ends at the head");
+    if let Some(first) = path.first() {
+        assert_eq!(
+            t.entry(first).unwrap().parent_id,
+            None,
+            "path starts at a root"
+        );
+    }
+    for w in path.windows(2) {
+        assert_eq!(t.entry(w[1]).unwrap().parent_id.as_deref(), Some(w[0]));
+    }
+    let saved = t.save();
+    let back = Tree::load(saved.as_bytes())
+        .unwrap_or_else(|e| panic!("T-ROUND-1: a saved tree does not load ({e})"));
+    assert!(
+        same_entries(back.entries(), t.entries()),
+        "T-ROUND-1: entries differ"
+    );
+    assert_eq!(back.next_id(), t.next_id(), "T-ROUND-1: next id differs");
+    assert_eq!(
+        back.head(),
+        t.entries().last().map(|e| e.id.as_str()),
+        "T-ROUND-1: head"
+    );
+    assert_eq!(back.save(), saved, "T-SAVE-1 is not a fixed point");
+    let inspect = t.inspect();
+    assert_eq!(
+        inspect.get("entry_count").and_then(Value::as_i64),
+        Some(t.entries().len() as i64)
+    );
+}
+
+/// Entries equal field for field, messages as JSON values (member order aside).
+fn same_entries(a: &[jc::tree::Entry], b: &[jc::tree::Entry]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            (&x.id, &x.parent_id, x.timestamp, &x.label)
+                == (&y.id, &y.parent_id, y.timestamp, &y.label)
+                && x.message.same(&y.message)
+        })
+}
+
+/// What each successful step must have done (T-APPEND-1 .. T-APPENDNEW-1).
+fn check_step(before: &Tree, after: &Tree, step: &Step, r: &Value) {
+    let n = before.entries().len();
+    match step {
+        Step::Append { message, timestamp } => {
+            let id = before.next_id().expect("append succeeded with no id left");
+            assert_eq!(
+                r.as_str(),
+                Some(id.as_str()),
+                "append: result is the next id"
+            );
+            assert_eq!(after.head(), Some(id.as_str()));
+            let e = after.entry(&id).unwrap();
+            assert_eq!(
+                e.parent_id.as_deref(),
+                before.head(),
+                "append: parent is the head"
+            );
+            assert!(e.message.same(message) && e.timestamp == *timestamp && e.label.is_none());
+            assert_eq!(after.entries().len(), n + 1);
+        }
+        Step::Seek { id } => {
+            assert_eq!(after.head(), Some(id.as_str()), "seek: head");
+            assert_eq!(after.entries(), before.entries());
+            assert_eq!(r, &Value::Null);
+        }
+        Step::Checkpoint { label } => {
+            assert_eq!(after.head(), before.head());
+            let h = after.entry(after.head().unwrap()).unwrap();
+            assert_eq!(
+                h.label.as_deref(),
+                Some(label.as_str()),
+                "checkpoint: label"
+            );
+            assert_eq!(after.entries().len(), n);
+        }
+        Step::SeekCheckpoint { label } => {
+            let last = after
+                .entries()
+                .iter()
+                .rev()
+                .find(|e| e.label.as_deref() == Some(label.as_str()))
+                .expect("seek_checkpoint succeeded without the label");
+            assert_eq!(
+                after.head(),
+                Some(last.id.as_str()),
+                "T-SEEKCP-1: latest wins"
+            );
+            assert_eq!(after.entries(), before.entries());
+        }
+        Step::AppendNew { history, .. } => {
+            let added = history.len() - before.path_ids().len();
+            assert_eq!(r.as_i64(), Some(added as i64), "append_new: count");
+            assert_eq!(after.entries().len(), n + added);
+            let path: Vec<String> = after
+                .path_messages()
+                .into_iter()
+                .map(canonical::to_string)
+                .collect();
+            let want: Vec<String> = history.iter().map(canonical::to_string).collect();
+            if added > 0 {
+                assert_eq!(path, want, "append_new: the path is the history");
+            }
+        }
+        Step::SaveLoad => {
+            assert!(
+                same_entries(after.entries(), before.entries()),
+                "save_load: entries"
+            );
+            assert_eq!(after.head(), after.entries().last().map(|e| e.id.as_str()));
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// vectors: the vector file format
+
+/// A vector file's text, with a reader that fails every `input_file`: no panic; a parsed
+/// file written back with `to_file_json` parses to equal cases; the reference answers
+/// every check with a known code, and matching never panics.
+pub fn vectors(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let no_files = |f: &str| -> Result<Vec<u8>, String> { Err(format!("no file {f:?} (fuzz)")) };
+    let Ok(cases) = vectors::parse_file(text, "fuzz/group", &no_files) else {
+        return;
+    };
+    let written = canonical::to_string(&vectors::to_file_json(&cases));
+    let again = vectors::parse_file(&written, "fuzz/group", &no_files)
+        .unwrap_or_else(|e| panic!("to_file_json output does not parse: {e}\n{written}"));
+    assert_eq!(again.len(), cases.len());
+    assert_eq!(
+        canonical::to_string(&vectors::to_file_json(&again)),
+        written,
+        "to_file_json is not a fixed point"
+    );
+    for (a, b) in cases.iter().zip(&again) {
+        assert!(
+            !matches!(a.input_form, vectors::InputForm::File(_)),
+            "an input_file case parsed without its file"
+        );
+        // Equal cases: the same fields, and JSON values equal as values (V-EXPECT-1:
+        // objects are member sets), which canonical text decides.
+        assert_eq!(
+            (&a.id, &a.name, &a.description, &a.rules, &a.tags),
+            (&b.id, &b.name, &b.description, &b.rules, &b.tags),
+            "a case's metadata changes when written back"
+        );
+        assert_eq!((a.level, a.profile), (b.level, b.profile));
+        assert_eq!(a.input, b.input, "a case's input changes when written back");
+        let checks = |c: &vectors::Case| -> Vec<(String, String)> {
+            c.checks
+                .iter()
+                .map(|ch| {
+                    (
+                        canonical::to_string(&ch.op.to_json()),
+                        canonical::to_string(&ch.expect.to_json()),
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(
+            checks(a),
+            checks(b),
+            "a case's checks change when written back"
+        );
+        assert_eq!(a.id, format!("fuzz/group/{}", a.name));
+        assert!(!a.rules.is_empty() && !a.checks.is_empty());
+        for check in &a.checks {
+            if matches!(check.op, Operation::StoreApply { .. }) {
+                continue; // scratch files and fsync: not for a fuzz loop
+            }
+            let op_again = Operation::from_json(&check.op.to_json());
+            assert_eq!(
+                op_again.as_ref(),
+                Ok(&check.op),
+                "operation JSON round-trip"
+            );
+            let answer = adapter::reference_answer(&check.op, a.profile, &a.input)
+                .unwrap_or_else(|e| panic!("reference answer failed: {e}"));
+            if let vectors::Answer::Error { code, .. } = &answer {
+                assert!(
+                    ErrorCode::from_str_code(code).is_some(),
+                    "reference answered unknown code {code}"
+                );
+            }
+            let _ = vectors::compare(&check.expect, &answer);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// protocol: adapter::serve
+
+/// A session of request lines through `adapter::serve`: it never fails writing to a
+/// Vec, answers every line before the first `stop` with exactly one line that is one
+/// JSON object, echoes the request id, and a `run` reply holds exactly one of
+/// `result`, `error` or `unsupported` (A-RUN-1).
+pub fn protocol(data: &[u8]) {
+    let mut requests = Vec::new();
+    for req in lines(data) {
+        let v = json::parse_bytes(req).ok();
+        if v.as_ref()
+            .and_then(|v| v.get("cmd"))
+            .and_then(Value::as_str)
+            == Some("stop")
+        {
+            break;
+        }
+        // store_apply runs on scratch files with fsync: not for a fuzz loop.
+        if v.as_ref()
+            .and_then(|v| v.get("op"))
+            .and_then(|o| o.get("op"))
+            .and_then(Value::as_str)
+            == Some("store_apply")
+        {
+            return;
+        }
+        requests.push(v);
+    }
+    let mut out = Vec::new();
+    adapter::serve(data, &mut out).expect("serve into a Vec failed");
+    assert!(
+        out.is_empty() || out.ends_with(b"\n"),
+        "reply without a newline"
+    );
+    let replies = lines(&out);
+    assert_eq!(
+        replies.len(),
+        requests.len(),
+        "one reply per request line before stop"
+    );
+    for (reply, req) in replies.iter().zip(&requests) {
+        let v = json::parse_bytes(reply)
+            .unwrap_or_else(|e| panic!("reply is not JSON ({e}): {reply:?}"));
+        assert!(v.as_object().is_some(), "reply is not an object");
+        assert_eq!(
+            canonical::to_string(&v).as_bytes(),
+            *reply,
+            "reply is not canonical JSON"
+        );
+        let Some(req) = req else {
+            // A-REQ-1: an unreadable line gets `{"id":null,"error":{"code":"invalid_request"}}`.
+            assert_eq!(v.get("id"), Some(&Value::Null), "A-REQ-1: id null");
+            assert_eq!(
+                v.get("error")
+                    .and_then(|e| e.get("code"))
+                    .and_then(Value::as_str),
+                Some("invalid_request"),
+                "A-REQ-1: an unreadable request"
+            );
+            continue;
+        };
+        let cmd = req.get("cmd").and_then(Value::as_str);
+        if cmd == Some("start") {
+            assert_eq!(v.get("protocol").and_then(Value::as_i64), Some(1));
+            continue;
+        }
+        let want_id = req.get("id").cloned().unwrap_or(Value::Null);
+        assert!(
+            v.get("id").is_some_and(|id| id.same(&want_id)),
+            "reply does not echo the id"
+        );
+        let kinds = ["result", "error", "unsupported"]
+            .iter()
+            .filter(|k| v.get(k).is_some())
+            .count();
+        assert_eq!(kinds, 1, "A-RUN-1: exactly one of result/error/unsupported");
+        if let Some(e) = v.get("error") {
+            let code = e.get("code").and_then(Value::as_str).expect("error code");
+            assert!(
+                ErrorCode::from_str_code(code).is_some()
+                    || code == "invalid_request"
+                    || code == "internal_error",
+                "unknown error code {code}"
+            );
+            if cmd != Some("run") {
+                assert_eq!(code, "invalid_request", "A-REQ-1: unknown cmd");
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// journal_structured: generated journals (journal_conformance::generate)
+
+/// The first byte picks valid (even) or malformed (odd) and the profile (bit 1); the
+/// rest drives `generate::journal_from_bytes` / `generate::malformed_from_bytes`. A
+/// valid journal validates and replays to the projection the generator computed (also
+/// for a prefix, the fingerprint and a branch); a malformed one is rejected with its
+/// labelled code, line and sequence. Both then go through every invariant of `journal`.
+pub fn journal_structured(data: &[u8]) {
+    use jc::generate::{self, GenConfig};
+    let Some((&sel, rest)) = data.split_first() else {
+        return;
+    };
+    let profile = if sel & 2 == 0 {
+        Profile::Core
+    } else {
+        Profile::Trace01
+    };
+    let cfg = GenConfig {
+        events: 1..=24,
+        ..GenConfig::with_profile(profile)
+    };
+    if sel & 1 == 0 {
+        let Ok(j) = generate::journal_from_bytes(&cfg, rest) else {
+            return;
+        };
+        let bytes = j.bytes();
+        let n = j.len() as u64;
+        assert_eq!(
+            invalid(jc::journal::validate(&bytes[..], j.profile)),
+            Ok(n),
+            "a generated valid journal is rejected"
+        );
+        let state = invalid(replay::replay(&bytes[..], j.profile, None))
+            .unwrap_or_else(|e| panic!("a generated valid journal does not replay: {e}"));
+        assert!(
+            state.to_json().same(&j.expected().to_json()),
+            "replay differs from the generator's projection"
+        );
+        assert_eq!(
+            invalid(replay::fingerprint(&bytes[..], j.profile, None)).as_ref(),
+            Ok(&j.expected_fingerprint(None))
+        );
+        let k = (fnv1a(rest) % n) as usize;
+        let part = invalid(replay::replay(&bytes[..], j.profile, Some(k as i64)))
+            .unwrap_or_else(|e| panic!("replay(until={k}) fails: {e}"));
+        assert!(
+            part.to_json().same(&j.expected_until(k).to_json()),
+            "replay(until={k}) differs from the generator's projection"
+        );
+        let b = invalid(branch::branch(&bytes[..], j.profile, k as i64, "fuzz"))
+            .unwrap_or_else(|e| panic!("branch(at={k}) fails: {e}"));
+        assert_eq!(b, j.expected_branch(k, "fuzz"), "branch record differs");
+        assert_eq!(
+            invalid(replay::fingerprint(
+                &j.canonical_bytes()[..],
+                j.profile,
+                None
+            ))
+            .as_ref(),
+            Ok(&j.expected_fingerprint(None)),
+            "F-FP-2: canonical spelling changes the fingerprint"
+        );
+        journal(&bytes);
+    } else {
+        let Ok(m) = generate::malformed_from_bytes(&cfg, 4, rest) else {
+            return;
+        };
+        match invalid(ops::execute(&m.op, &m.bytes, m.profile)) {
+            Ok(v) => panic!(
+                "a malformed journal was accepted: {} gave {}",
+                m.describe(),
+                canonical::to_string(&v)
+            ),
+            Err(e) => {
+                known_code(&e, JOURNAL_CODES, "journal_structured");
+                assert!(
+                    m.expected.matches(&e),
+                    "expected {:?}, got {e:?} for {}",
+                    m.expected,
+                    m.describe()
+                );
+            }
+        }
+        journal(&m.bytes);
+    }
+}
