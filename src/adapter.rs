@@ -171,9 +171,12 @@ fn answer_error(e: &Value) -> Result<Answer, String> {
     let int = |k: &str| e.get(k).and_then(Value::as_i64);
     Ok(Answer::Error {
         code: code.to_owned(),
-        line: int("line").map(|l| l as u64),
+        // A negative line or index is no location at all (O-ERR-1: line >= 1, index >= 0).
+        line: int("line")
+            .and_then(|l| u64::try_from(l).ok())
+            .filter(|l| *l >= 1),
         sequence: int("sequence"),
-        index: int("index").map(|i| i as u64),
+        index: int("index").and_then(|i| u64::try_from(i).ok()),
         message: e
             .get("message")
             .and_then(Value::as_str)
