@@ -171,6 +171,13 @@ impl ErrorCode {
         }
     }
 
+    /// Whether journal operations (validate, replay, fingerprint, branch) can report
+    /// this code: every code but those of session trees (`T-*`) and stores (`S-*`).
+    pub fn is_journal(self) -> bool {
+        let r = self.rule();
+        !r.starts_with("T-") && !r.starts_with("S-")
+    }
+
     /// Parse a stable string back into a code.
     pub fn from_str_code(s: &str) -> Option<ErrorCode> {
         ErrorCode::ALL.iter().copied().find(|c| c.as_str() == s)

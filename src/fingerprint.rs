@@ -166,6 +166,16 @@ impl Fingerprinter {
         self.count += 1;
     }
 
+    /// Add the next element given as its canonical text (for callers that need the
+    /// canonical bytes anyway, so they are written once).
+    pub fn push_canonical(&mut self, canonical_text: &[u8]) {
+        if self.count > 0 {
+            self.hasher.update(b",");
+        }
+        self.hasher.update(canonical_text);
+        self.count += 1;
+    }
+
     /// How many values were pushed.
     pub fn count(&self) -> u64 {
         self.count

@@ -57,7 +57,8 @@ const TOP: &[&str] = &[
     "parent_event_id",
 ];
 const TOP_REQUIRED: usize = 10;
-const ACTOR_KINDS: &[&str] = &[
+/// The Trace 0.1 `actor.kind` enum.
+pub const ACTOR_KINDS: &[&str] = &[
     "user",
     "model",
     "agent",
@@ -66,8 +67,10 @@ const ACTOR_KINDS: &[&str] = &[
     "policy",
     "environment",
 ];
-const HARNESS_MODES: &[&str] = &["fake", "native", "controlled", "adversarial"];
-const REDACTION_STATUS: &[&str] = &["clean", "redacted", "restricted"];
+/// The Trace 0.1 `provenance.harness_mode` enum.
+pub const HARNESS_MODES: &[&str] = &["fake", "native", "controlled", "adversarial"];
+/// The Trace 0.1 `redaction.status` enum.
+pub const REDACTION_STATUS: &[&str] = &["clean", "redacted", "restricted"];
 
 fn violation(pointer: &str, msg: impl std::fmt::Display) -> Error {
     Error::new(ErrorCode::ProfileViolation, format!("{pointer}: {msg}"))

@@ -109,6 +109,18 @@ impl Reducer {
 
     /// Apply one event (`R-USER-1` .. `R-STOP-1`, `R-FP-1`).
     pub fn apply(&mut self, ev: &Event) {
+        self.project(ev);
+        self.fingerprint.push(&ev.value);
+    }
+
+    /// [`Reducer::apply`] with the event's canonical text already at hand.
+    pub fn apply_canonical(&mut self, ev: &Event, canonical_text: &[u8]) {
+        self.project(ev);
+        self.fingerprint.push_canonical(canonical_text);
+    }
+
+    /// Everything `apply` does but the fingerprint.
+    fn project(&mut self, ev: &Event) {
         if self.applied == 0 {
             self.session_id = ev.session_id.clone();
             self.run_id = ev.run_id.clone();
@@ -135,7 +147,6 @@ impl Reducer {
             _ => {}
         }
         self.applied += 1;
-        self.fingerprint.push(&ev.value);
     }
 
     /// Number of events applied.

@@ -137,8 +137,11 @@ impl State {
     }
 
     fn accept(&mut self, ev: &Event, line_len: u64) {
-        self.digests.push(digest_of(&ev.value));
-        self.reducer.apply(ev);
+        // One canonical text serves the duplicate digest and the fingerprint.
+        let mut canon = Vec::new();
+        canonical::write(&ev.value, &mut canon);
+        self.digests.push(Sha256::digest(&canon).into());
+        self.reducer.apply_canonical(ev, &canon);
         self.end += line_len;
         self.last_event_id = Some(ev.event_id.clone());
     }

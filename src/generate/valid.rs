@@ -7,7 +7,7 @@ use crate::branch::SessionBranch;
 use crate::event::Profile;
 use crate::fingerprint;
 use crate::json::{Number, Value};
-use crate::profile::TRACE_TYPES;
+use crate::profile::{ACTOR_KINDS, HARNESS_MODES, REDACTION_STATUS, TRACE_TYPES};
 use crate::replay::ReplayState;
 
 use super::recipe::{
@@ -156,16 +156,6 @@ impl GeneratedJournal {
         }
     }
 }
-
-const ACTOR_KINDS: &[&str] = &[
-    "user",
-    "model",
-    "agent",
-    "tool",
-    "harness",
-    "policy",
-    "environment",
-];
 
 /// Payload keys extras never use (the reducer reads them, or the builder sets them).
 const RESERVED: &[&str] = &["content", "accumulated", "reason", "final", "delta"];
@@ -591,7 +581,7 @@ impl Builder<'_> {
             ),
             (
                 "harness_mode".to_owned(),
-                Value::from(["fake", "native", "controlled", "adversarial"][env / 9 % 4]),
+                Value::from(HARNESS_MODES[env / 9 % HARNESS_MODES.len()]),
             ),
             ("run_id".to_owned(), Value::from(self.run.as_str())),
         ];
@@ -611,7 +601,7 @@ impl Builder<'_> {
         let mut red = vec![
             (
                 "status".to_owned(),
-                Value::from(["clean", "redacted", "restricted"][flavor / 8 % 3]),
+                Value::from(REDACTION_STATUS[flavor / 8 % REDACTION_STATUS.len()]),
             ),
             ("fields".to_owned(), Value::Array(fields)),
         ];
