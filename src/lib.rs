@@ -26,6 +26,7 @@
 //! | [`generate`] | generators of valid and malformed journals, strategies, `generate` |
 //! | [`vectors`] | the conformance vector format and the embedded corpus |
 //! | [`adapter`] | the adapter protocol: reference, persistent and one-shot adapters, `serve` |
+//! | [`explain`] | failures that explain themselves: escaped inputs, rule titles, causes, the by-rule table |
 //! | [`runner`] | running the corpus against an implementation, reports, summaries |
 //! | [`differential`] | property-based differential testing, shrunk counterexamples as vectors |
 //! | [`fsutil`] | atomic file writes |
@@ -46,6 +47,7 @@ pub mod cli;
 pub mod differential;
 pub mod error;
 pub mod event;
+pub mod explain;
 pub mod fingerprint;
 pub mod fsutil;
 pub mod generate;
