@@ -96,7 +96,12 @@ pub struct Preview {
 
 impl Preview {
     pub fn of(bytes: &[u8]) -> Preview {
-        let (mut text, shown) = escape(bytes, PREVIEW_BYTES);
+        Preview::with_limit(bytes, PREVIEW_BYTES)
+    }
+
+    /// A preview of about `max` bytes.
+    pub fn with_limit(bytes: &[u8], max: usize) -> Preview {
+        let (mut text, shown) = escape(bytes, max);
         if shown < bytes.len() {
             text.push('…');
         }

@@ -30,6 +30,7 @@
 //! | [`runner`] | running the corpus against an implementation, reports, summaries |
 //! | [`differential`] | property-based differential testing, shrunk counterexamples as vectors |
 //! | [`fsutil`] | atomic file writes |
+//! | [`commands`] | one module per newer subcommand (`show`) |
 //! | [`cli`] | the command-line interface |
 //!
 //! ```
@@ -44,6 +45,7 @@ pub mod adapter;
 pub mod branch;
 pub mod canonical;
 pub mod cli;
+pub mod commands;
 pub mod differential;
 pub mod error;
 pub mod event;
