@@ -549,7 +549,7 @@ pub fn run(opts: Options, harness: libtest_mimic::Arguments) -> i32 {
                         canonical::to_string(&case.checks[0].op.to_json()),
                         case.input.len()
                     );
-                    println!("    {}", crate::error::shorten(&case.input, 400));
+                    print!("{}", crate::explain::Preview::of(&case.input).render("    "));
                     println!(
                         "  expected: {}",
                         canonical::to_string(&case.checks[0].expect.to_json())

@@ -18,8 +18,8 @@ fn text(b: &[u8]) -> String {
 }
 
 /// A corpus directory holding one vector whose input has every kind of invisible byte.
-fn odd_corpus() -> (std::path::PathBuf, Vec<u8>) {
-    let dir = std::env::temp_dir().join(format!("jc-show-{}", std::process::id()));
+fn odd_corpus(tag: &str) -> (std::path::PathBuf, Vec<u8>) {
+    let dir = std::env::temp_dir().join(format!("jc-show-{}-{tag}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let input: Vec<u8> =
@@ -68,7 +68,7 @@ fn input_is_byte_exact_and_the_view_escapes_every_invisible_byte() {
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(o.stdout, want);
 
-    let (dir, input) = odd_corpus();
+    let (dir, input) = odd_corpus("input");
     let d = dir.to_str().unwrap();
     let o = show(&["odd/odd-bytes", "--input", "--corpus", d]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
@@ -91,7 +91,7 @@ fn input_is_byte_exact_and_the_view_escapes_every_invisible_byte() {
 
 #[test]
 fn json_prints_a_vector_file_that_loads_back_as_the_same_case() {
-    let (dir, _) = odd_corpus();
+    let (dir, _) = odd_corpus("json");
     let o = show(&["odd/odd-bytes", "--json", "--corpus", dir.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0));
     let original = vectors::load_dir(&dir).unwrap().remove(0);
