@@ -549,7 +549,10 @@ pub fn run(opts: Options, harness: libtest_mimic::Arguments) -> i32 {
                         canonical::to_string(&case.checks[0].op.to_json()),
                         case.input.len()
                     );
-                    print!("{}", crate::explain::Preview::of(&case.input).render("    "));
+                    print!(
+                        "{}",
+                        crate::explain::Preview::of(&case.input).render("    ")
+                    );
                     println!(
                         "  expected: {}",
                         canonical::to_string(&case.checks[0].expect.to_json())
@@ -607,10 +610,8 @@ pub fn run(opts: Options, harness: libtest_mimic::Arguments) -> i32 {
     );
     let failed = records
         .iter()
-        .filter(|r| matches!(r.outcome, Outcome::Failed | Outcome::Errored));
-    if let Some(table) =
-        crate::explain::failures_by_rule(failed.filter_map(|r| Some((&r.rules[..], r.cause?))))
-    {
+        .filter_map(|r| Some((&r.rules[..], r.cause?)));
+    if let Some(table) = crate::explain::failures_by_rule(failed) {
         print!("{table}");
     }
     let mut status = if conclusion.has_failed() || differential_failed {
