@@ -138,6 +138,8 @@ pub enum Command {
     },
     /// Write generated journals (valid or with a defect) and their vector sidecars.
     Generate(crate::generate::cli::GenerateArgs),
+    /// Print one conformance case: description, rules, tags, escaped input, checks.
+    Show(crate::commands::show::ShowArgs),
     /// The golden traces shipped with the kit.
     Golden {
         #[command(subcommand)]
@@ -515,6 +517,7 @@ pub fn run(cli: Cli) -> i32 {
                 EXIT_USAGE
             }
         },
+        Command::Show(args) => crate::commands::show::run(args),
         Command::Golden {
             action: GoldenAction::Verify,
         } => match golden::verify() {

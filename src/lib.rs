@@ -26,9 +26,11 @@
 //! | [`generate`] | generators of valid and malformed journals, strategies, `generate` |
 //! | [`vectors`] | the conformance vector format and the embedded corpus |
 //! | [`adapter`] | the adapter protocol: reference, persistent and one-shot adapters, `serve` |
+//! | [`explain`] | failures that explain themselves: escaped inputs, rule titles, causes, the by-rule table |
 //! | [`runner`] | running the corpus against an implementation, reports, summaries |
 //! | [`differential`] | property-based differential testing, shrunk counterexamples as vectors |
 //! | [`fsutil`] | atomic file writes |
+//! | [`commands`] | one module per newer subcommand (`show`) |
 //! | [`cli`] | the command-line interface |
 //!
 //! ```
@@ -43,9 +45,11 @@ pub mod adapter;
 pub mod branch;
 pub mod canonical;
 pub mod cli;
+pub mod commands;
 pub mod differential;
 pub mod error;
 pub mod event;
+pub mod explain;
 pub mod fingerprint;
 pub mod fsutil;
 pub mod generate;

@@ -80,6 +80,8 @@ pub struct CheckRecord {
     pub actual: Value,
     pub outcome: Outcome,
     pub message: String,
+    pub cause: Option<crate::explain::Cause>,
+    pub pointer: Option<String>,
 }
 
 /// One case's record.
@@ -92,6 +94,11 @@ pub struct CaseRecord {
     pub message: String,
     pub checks: Vec<CheckRecord>,
     pub duration: Duration,
+    pub cause: Option<crate::explain::Cause>,
+    pub rules: Vec<String>,
+    pub tags: Vec<String>,
+    pub description: String,
+    pub input: crate::explain::Preview,
 }
 
 /// Everything `journal-conformance test` needs besides libtest's own flags.
@@ -206,13 +213,19 @@ pub fn run_case(imp: &mut dyn Implementation, case: &Case) -> CaseRecord {
                     check.op.name(),
                     case.profile.as_str()
                 ),
+                cause: None,
+                pointer: None,
             });
             continue;
         }
+        let mut mismatch = None;
         let (outcome, actual, message) = match imp.run(&check.op, case.profile, &case.input) {
             Reply::Answer(a) => match vectors::compare(&check.expect, &a) {
                 None => (Outcome::Passed, a.to_json(), String::new()),
-                Some(diff) => (Outcome::Failed, a.to_json(), diff),
+                Some(diff) => {
+                    mismatch = crate::explain::diagnose(&check.expect, &a);
+                    (Outcome::Failed, a.to_json(), diff)
+                }
             },
             Reply::Unsupported => (
                 Outcome::Skipped,
@@ -221,12 +234,17 @@ pub fn run_case(imp: &mut dyn Implementation, case: &Case) -> CaseRecord {
             ),
             Reply::Fault(m) => (Outcome::Errored, Value::Null, m),
         };
+        let cause = (outcome == Outcome::Errored)
+            .then_some(crate::explain::Cause::AdapterFault)
+            .or(mismatch.as_ref().map(|m| m.cause));
         checks.push(CheckRecord {
             op,
             expected,
             actual,
             outcome,
             message,
+            cause,
+            pointer: mismatch.and_then(|m| m.pointer),
         });
     }
     // The case takes its worst check: errored > failed > skipped > passed.
@@ -250,8 +268,13 @@ pub fn run_case(imp: &mut dyn Implementation, case: &Case) -> CaseRecord {
         level: case.level,
         outcome,
         message,
+        cause: crate::explain::case_cause(outcome, &checks),
         checks,
         duration: start.elapsed(),
+        rules: case.rules.clone(),
+        tags: case.tags.clone(),
+        description: case.description.clone(),
+        input: crate::explain::Preview::of(&case.input),
     }
 }
 
@@ -268,6 +291,14 @@ fn start_impl(opts: &Options) -> Result<Box<dyn Implementation>, String> {
     })
 }
 
+fn cause_json(c: Option<crate::explain::Cause>) -> Value {
+    c.map_or(Value::Null, |c| Value::from(c.as_str()))
+}
+
+fn strings_json(v: &[String]) -> Value {
+    Value::Array(v.iter().map(|s| Value::from(s.as_str())).collect())
+}
+
 fn record_json(r: &CaseRecord) -> Value {
     Value::object([
         ("type", Value::from("case")),
@@ -276,6 +307,11 @@ fn record_json(r: &CaseRecord) -> Value {
         ("level", Value::from(r.level.as_str())),
         ("outcome", Value::from(r.outcome.as_str())),
         ("message", Value::from(r.message.as_str())),
+        ("cause", cause_json(r.cause)),
+        ("rules", strings_json(&r.rules)),
+        ("tags", strings_json(&r.tags)),
+        ("description", Value::from(r.description.as_str())),
+        ("input", r.input.to_json()),
         (
             "duration_ms",
             Value::from_u64(r.duration.as_millis() as u64),
@@ -292,6 +328,11 @@ fn record_json(r: &CaseRecord) -> Value {
                             ("expected", c.expected.clone()),
                             ("actual", c.actual.clone()),
                             ("message", Value::from(c.message.as_str())),
+                            ("cause", cause_json(c.cause)),
+                            (
+                                "pointer",
+                                c.pointer.as_deref().map_or(Value::Null, Value::from),
+                            ),
                         ])
                     })
                     .collect(),
@@ -375,6 +416,9 @@ fn write_junit(path: &Path, name: &str, records: &[CaseRecord]) -> Result<(), St
                 };
                 let mut s = TestCaseStatus::non_success(kind);
                 s.set_message(r.message.clone());
+                if let Some(c) = r.cause {
+                    s.set_type(c.as_str());
+                }
                 s
             }
         };
@@ -441,6 +485,7 @@ pub fn run(opts: Options, harness: libtest_mimic::Arguments) -> i32 {
                 let verdict: Result<(), Failed> = match (&skip, rec.outcome) {
                     (Some(_), Outcome::Passed) => {
                         rec.outcome = Outcome::Failed;
+                        rec.cause = Some(crate::explain::Cause::UnexpectedPass);
                         rec.message =
                             "this case is in the skip list but now passes: remove it from the list"
                                 .into();
@@ -448,6 +493,7 @@ pub fn run(opts: Options, harness: libtest_mimic::Arguments) -> i32 {
                     }
                     (Some(reason), _) => {
                         rec.outcome = Outcome::Skipped;
+                        rec.cause = None;
                         rec.message = format!("skip list: {reason}");
                         Ok(())
                     }
@@ -457,11 +503,13 @@ pub fn run(opts: Options, harness: libtest_mimic::Arguments) -> i32 {
                         Ok(())
                     }
                     (None, Outcome::Failed) => {
-                        Err(format!("{}\n  ({})", rec.message, case.description).into())
+                        Err(crate::explain::explain(&case, &rec.checks).into())
                     }
-                    (None, Outcome::Errored) => {
-                        Err(format!("ERROR (adapter fault): {}", rec.message).into())
-                    }
+                    (None, Outcome::Errored) => Err(format!(
+                        "ERROR (adapter fault)\n{}",
+                        crate::explain::explain(&case, &rec.checks)
+                    )
+                    .into()),
                     (None, _) => Ok(()),
                 };
                 records.lock().unwrap().push(rec);
@@ -501,7 +549,10 @@ pub fn run(opts: Options, harness: libtest_mimic::Arguments) -> i32 {
                         canonical::to_string(&case.checks[0].op.to_json()),
                         case.input.len()
                     );
-                    println!("    {}", crate::error::shorten(&case.input, 400));
+                    print!(
+                        "{}",
+                        crate::explain::Preview::of(&case.input).render("    ")
+                    );
                     println!(
                         "  expected: {}",
                         canonical::to_string(&case.checks[0].expect.to_json())
@@ -557,6 +608,12 @@ pub fn run(opts: Options, harness: libtest_mimic::Arguments) -> i32 {
         counts.total(),
         elapsed.as_secs_f64()
     );
+    let failed = records
+        .iter()
+        .filter_map(|r| Some((&r.rules[..], r.cause?)));
+    if let Some(table) = crate::explain::failures_by_rule(failed) {
+        print!("{table}");
+    }
     let mut status = if conclusion.has_failed() || differential_failed {
         1
     } else {

@@ -248,20 +248,29 @@ pub fn compare(expect: &Expect, answer: &Answer) -> Option<String> {
 
 /// The first place two JSON values differ, as a JSON Pointer with both sides.
 pub fn first_difference(want: &Value, got: &Value, ptr: String) -> Option<String> {
+    difference_at(want, got, ptr).map(|(p, what)| {
+        let here = if p.is_empty() { "/" } else { p.as_str() };
+        format!("{here}: {what}")
+    })
+}
+
+/// The JSON Pointer (RFC 6901; `""` is the whole value) of the first place two JSON
+/// values differ, in the order [`first_difference`] reports it.
+pub fn first_difference_pointer(want: &Value, got: &Value) -> Option<String> {
+    difference_at(want, got, String::new()).map(|(p, _)| p)
+}
+
+fn difference_at(want: &Value, got: &Value, ptr: String) -> Option<(String, String)> {
     let show = |v: &Value| crate::error::shorten(crate::canonical::to_string(v).as_bytes(), 200);
-    let here = if ptr.is_empty() {
-        "/".to_owned()
-    } else {
-        ptr.clone()
-    };
+    let member = |k: &str| format!("{ptr}/{}", k.replace('~', "~0").replace('/', "~1"));
     match (want, got) {
         (Value::Object(a), Value::Object(_)) => {
             for (k, v) in a {
-                let p = format!("{ptr}/{}", k.replace('~', "~0").replace('/', "~1"));
+                let p = member(k);
                 match got.get(k) {
-                    None => return Some(format!("{p}: missing (expected {})", show(v))),
+                    None => return Some((p, format!("missing (expected {})", show(v)))),
                     Some(w) => {
-                        if let Some(d) = first_difference(v, w, p) {
+                        if let Some(d) = difference_at(v, w, p) {
                             return Some(d);
                         }
                     }
@@ -269,32 +278,25 @@ pub fn first_difference(want: &Value, got: &Value, ptr: String) -> Option<String
             }
             for (k, w) in got.as_object().unwrap() {
                 if want.get(k).is_none() {
-                    return Some(format!("{ptr}/{k}: unexpected member (got {})", show(w)));
+                    return Some((member(k), format!("unexpected member (got {})", show(w))));
                 }
             }
             None
         }
         (Value::Array(a), Value::Array(b)) => {
             for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                if let Some(d) = first_difference(x, y, format!("{ptr}/{i}")) {
+                if let Some(d) = difference_at(x, y, format!("{ptr}/{i}")) {
                     return Some(d);
                 }
             }
             if a.len() != b.len() {
-                return Some(format!(
-                    "{here}: expected {} elements, got {}",
-                    a.len(),
-                    b.len()
-                ));
+                let what = format!("expected {} elements, got {}", a.len(), b.len());
+                return Some((ptr, what));
             }
             None
         }
         _ if want.same(got) => None,
-        _ => Some(format!(
-            "{here}: expected {}, got {}",
-            show(want),
-            show(got)
-        )),
+        _ => Some((ptr, format!("expected {}, got {}", show(want), show(got)))),
     }
 }
 

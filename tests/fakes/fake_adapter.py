@@ -4,7 +4,8 @@
 Usage: fake_adapter.py MODE REFERENCE_BINARY [MARKER]
 
 Proxy modes forward every request to `REFERENCE_BINARY serve` and break ONE thing in the
-answers; fault modes misbehave at the protocol level. MARKER is ignored (tests use it to
+answers (proxy modes combine: `wrong-stop-reason+accept-gaps` plants two independent
+faults); fault modes misbehave at the protocol level. MARKER is ignored (tests use it to
 find leftover processes).
 """
 import json
@@ -68,25 +69,34 @@ for line in sys.stdin:
         sys.stdout.flush()
         continue
     answer = ask(line)
-    if mode == "wrong-id":
-        answer["id"] = answer["id"] + 1000
-    elif mode == "wrong-code":
-        if answer.get("error", {}).get("code") == "unknown_parent":
-            answer["error"]["code"] = "malformed_event"
-    elif mode == "no-line":
-        if "error" in answer:
-            answer["error"].pop("line", None)
-    elif mode == "extra-member":
-        if isinstance(answer.get("result"), dict) and "fingerprint" in answer["result"]:
-            answer["result"]["x_extra"] = 1
-    elif mode == "ensure-ascii-strings":
-        r = answer.get("result")
-        if isinstance(r, dict) and r.get("user_messages"):
-            r["user_messages"] = [json.dumps(m)[1:-1] for m in r["user_messages"]]
-    elif mode == "accept-everything":
-        if "error" in answer:
-            answer = {"id": answer["id"], "result": {"event_count": 0}}
-    elif mode == "no-error-id":
-        if "error" in answer:
-            answer.pop("id")
+    # Proxy modes combine with `+` (two independent faults: "a+b").
+    for m in mode.split("+"):
+        if m == "wrong-id":
+            answer["id"] = answer["id"] + 1000
+        elif m == "wrong-code":
+            if answer.get("error", {}).get("code") == "unknown_parent":
+                answer["error"]["code"] = "malformed_event"
+        elif m == "no-line":
+            if "error" in answer:
+                answer["error"].pop("line", None)
+        elif m == "extra-member":
+            if isinstance(answer.get("result"), dict) and "fingerprint" in answer["result"]:
+                answer["result"]["x_extra"] = 1
+        elif m == "ensure-ascii-strings":
+            r = answer.get("result")
+            if isinstance(r, dict) and r.get("user_messages"):
+                r["user_messages"] = [json.dumps(x)[1:-1] for x in r["user_messages"]]
+        elif m == "accept-everything":
+            if "error" in answer:
+                answer = {"id": answer["id"], "result": {"event_count": 0}}
+        elif m == "no-error-id":
+            if "error" in answer:
+                answer.pop("id")
+        elif m == "wrong-stop-reason":
+            r = answer.get("result")
+            if isinstance(r, dict) and r.get("stop_reason") is not None:
+                r["stop_reason"] = "stopped"
+        elif m == "accept-gaps":
+            if answer.get("error", {}).get("code") == "sequence_gap":
+                answer = {"id": answer["id"], "result": {"event_count": 0}}
     out(answer)

@@ -1,0 +1,5 @@
+//! One module per subcommand added since the CLI was split (the older ones still live in
+//! [`crate::cli`]): each owns its clap arguments and its `run`, and `cli.rs` only holds
+//! the enum variant and a one-line dispatch.
+
+pub mod show;
