@@ -457,6 +457,49 @@ rv("other-payload-types-free", "Payload fields of events the reducer does not re
    [ev(0, "model.request", {"content": 5, "reason": None}), ev(1, "tool.result", {"content": [1], "reason": {}})])
 rv("until-zero", "until 0 selects the first event only.", ["R-SEL-1"], conv, until=0)
 rv("until-last", "until = last sequence equals the full replay.", ["R-SEL-1", "R-PROJ-1"], conv, until=6)
+# Multiplicity and order (issue 12 item 7): every accumulating or last-wins reducer rule
+# with two or more occurrences carrying distinguishable values, in an order that a
+# reversed, deduplicated or first-wins reducer gets wrong; partial replays cut between them.
+rv("user-messages-three-in-order", "Three user messages with distinct contents accumulate in journal order, the one without content as \"\".",
+   ["R-USER-1"], [ev(0, "session.start"), ev(1, "user.message", {"content": "first"}), ev(2, "model.request"),
+                  ev(3, "user.message", {"content": "second"}), ev(4, "user.message", {"attachments": ["x"]}),
+                  ev(5, "user.message", {"content": "first"})], until=3, tags=["multiplicity"])
+rv("assistant-contents-two", "Two responses with content give two assistant messages in order.", ["R-STREAM-1"],
+   [ev(0, "model.response", {"content": "one"}), ev(1, "user.message", {"content": "more"}), ev(2, "model.response", {"content": "two"})],
+   until=1, tags=["multiplicity", "streaming"])
+rv("assistant-content-final-content", "Content, then deltas closed by a final, then content again: three messages, the final's accumulated in the middle.",
+   ["R-STREAM-1"], [ev(0, "model.response", {"content": "c1"}),
+                    ev(1, "model.response", {"delta": "a", "accumulated": "a", "final": False}),
+                    ev(2, "model.response", {"delta": "b", "accumulated": "ab", "final": False}),
+                    ev(3, "model.response", {"delta": "c", "accumulated": "abc", "final": True}),
+                    ev(4, "model.response", {"content": "c2"})], until=2, tags=["multiplicity", "streaming"])
+rv("finals-three-in-order", "Three streams, each closed by its final: three assistant messages in order, none of the deltas.",
+   ["R-STREAM-1"], [ev(0, "model.response", {"accumulated": "x", "final": False}), ev(1, "model.response", {"accumulated": "xA", "final": True}),
+                    ev(2, "model.response", {"accumulated": "y", "final": False}), ev(3, "model.response", {"accumulated": "yB", "final": True}),
+                    ev(4, "model.response", {"accumulated": "zC", "final": True})], until=3, tags=["multiplicity", "streaming"])
+rv("deltas-only-no-message", "Four deltas with distinct accumulated texts and no final: no assistant message at all.", ["R-STREAM-1"],
+   [ev(i, "model.response", {"delta": d, "accumulated": "abcd"[: i + 1], "final": False}) for i, d in enumerate("abcd")],
+   until=1, tags=["multiplicity", "streaming"])
+rv("tool-results-three-in-order", "Three tool results with distinct payloads, two of them equal to each other, are all kept in order.",
+   ["R-TOOL-1"], [ev(0, "tool.result", {"id": "t1", "output": "one"}), ev(1, "tool.request", {"id": "t2"}),
+                  ev(2, "tool.result", {"id": "t2", "output": ["two"]}), ev(3, "tool.result", {"id": "t1", "output": "one"}),
+                  ev(4, "tool.result", {"id": "t3", "output": {"three": 3}})], until=2, tags=["multiplicity"])
+rv("stops-three-last-wins", "Three session.stop events with distinct reasons: the last selected one wins (partial replay: the second).",
+   ["R-STOP-1", "R-SEL-1"], [ev(0, "session.stop", {"reason": "first"}), ev(1, "user.message", {"content": "resume"}),
+                             ev(2, "session.stop", {"reason": "second"}), ev(3, "session.stop", {"reason": "third"})],
+   until=2, tags=["multiplicity"])
+rv("stop-then-events", "A stop followed by more events (no stop): the reason stays.", ["R-STOP-1"],
+   [ev(0, "session.stop", {"reason": "paused"}), ev(1, "user.message", {"content": "later"}), ev(2, "model.request")],
+   tags=["multiplicity"])
+rv("stop-reason-then-absent", "A stop with a reason, then one without: \"unknown\" overwrites it.", ["R-STOP-1"],
+   [ev(0, "session.stop", {"reason": "completed"}), ev(1, "session.stop", {"turns": 2})], until=0, tags=["multiplicity"])
+rv("everything-twice", "Every reducer rule applies twice, with distinct values, interleaved.",
+   ["R-USER-1", "R-STREAM-1", "R-TOOL-1", "R-STOP-1", "R-OTHER-1"],
+   [ev(0, "session.start"), ev(1, "user.message", {"content": "u1"}), ev(2, "model.request", {"n": 1}),
+    ev(3, "model.response", {"accumulated": "p", "final": False}), ev(4, "model.response", {"accumulated": "a1", "final": True}),
+    ev(5, "tool.result", {"r": 1}), ev(6, "session.stop", {"reason": "s1"}), ev(7, "user.message", {"content": "u2"}),
+    ev(8, "model.response", {"content": "a2"}), ev(9, "tool.result", {"r": 2}), ev(10, "x.unknown", {"content": "ignored"}),
+    ev(11, "session.stop", {"reason": "s2"})], until=6, tags=["multiplicity"])
 for name, payload, t, field, kind in [
     ("user-content-number", {"content": 5}, "user.message", "content", "a number"),
     ("user-content-null", {"content": None}, "user.message", "content", "null"),

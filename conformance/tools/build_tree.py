@@ -205,6 +205,32 @@ ops_ok("save-format", "The saved text: fixed member order, canonical message, no
        [{"step": "save_load"}])
 ops_ok("append-after-non-numbered", "Ids that are not e<N> leave the counter: the first append is e1.", ["T-NEXT-1", "T-APPEND-1"],
        entry("root", None, "r", 1), [{"step": "append", "message": "m", "timestamp": 2}])
+# ---- multiplicity and order (issue 12 item 7): relabels, labels on several entries,
+# append_new appending 0, 1 and several, with distinguishable plain-string messages.
+plain = "\n".join([entry("e1", None, "one", 1), entry("e2", "e1", "two", 2), entry("e3", "e1", "three", 3)])
+ops_ok("relabel-three-times-plain", "Three checkpoints on one head (plain string messages): only the last label stays; "
+       "the replaced ones find nothing.", ["T-CHECKPOINT-1", "T-SEEKCP-1"], plain,
+       [{"step": "checkpoint", "label": "a"}, {"step": "checkpoint", "label": "b"}, {"step": "checkpoint", "label": "c"},
+        {"step": "seek", "id": "e1"}, {"step": "seek_checkpoint", "label": "c"}, {"step": "seek_checkpoint", "label": "a"},
+        {"step": "append", "message": "four", "timestamp": 4}], tags=["multiplicity"])
+ops_ok("one-label-three-entries", "The same label set on three entries in the order e3, e1, e2: seek_checkpoint takes e3, the latest in FILE order.",
+       ["T-CHECKPOINT-1", "T-SEEKCP-1", "T-OPS-1"], plain,
+       [{"step": "checkpoint", "label": "x"}, {"step": "seek", "id": "e1"}, {"step": "checkpoint", "label": "x"},
+        {"step": "seek", "id": "e2"}, {"step": "checkpoint", "label": "x"}, {"step": "seek", "id": "e1"},
+        {"step": "seek_checkpoint", "label": "x"}, {"step": "append", "message": "four", "timestamp": 4}], tags=["multiplicity"])
+inspect_ok("tree/load", "labels-several-each", "Two labels each carried by two entries, and a third by one: each maps to its latest carrier.",
+           ["T-SEEKCP-1", "T-OPS-1"],
+           "\n".join([entry("e1", None, "one", 1, "p"), entry("e2", "e1", "two", 2, "q"), entry("e3", "e1", "three", 3, "p"),
+                       entry("e4", "e2", "four", 4, "q"), entry("e5", "e4", "five", 5, "r")]), tags=["multiplicity"])
+ops_ok("append-new-zero-one-many", "append_new appending 0, then 1, then 3 distinct messages: counts 0, 1, 3, ids in order.",
+       ["T-APPENDNEW-1", "T-APPEND-1"], plain,
+       [{"step": "append_new", "history": ["one", "three"], "timestamp": 5},
+        {"step": "append_new", "history": ["one", "three", "four"], "timestamp": 6},
+        {"step": "append_new", "history": ["one", "three", "four", "five", "six", "seven"], "timestamp": 7}], tags=["multiplicity"])
+ops_ok("appends-after-two-seeks", "Two forks from the same entry: its children list both, in order.", ["T-SEEK-1", "T-APPEND-1", "T-TIPS-1"], plain,
+       [{"step": "seek", "id": "e2"}, {"step": "append", "message": "left", "timestamp": 8},
+        {"step": "seek", "id": "e2"}, {"step": "append", "message": "right", "timestamp": 9}], tags=["multiplicity"])
+
 # ---- failing steps (T-ERR-1): the error is the step's element of results, the tree is
 # unchanged by it (the saved tree and the next append's id and parent show it), and the
 # later steps run.
