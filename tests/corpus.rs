@@ -407,9 +407,9 @@ fn tree_labels_are_exercised_with_several_occurrences() {
                     let tree = value.get("tree").and_then(Value::as_str).unwrap();
                     if labels.len() >= 2
                         && labels.iter().collect::<BTreeSet<_>>().len() == labels.len()
-                        && !value.get("results").unwrap().as_array().unwrap()[0]
+                        && value.get("results").unwrap().as_array().unwrap()[0]
                             .get("error")
-                            .is_some()
+                            .is_none()
                     {
                         let last = format!(
                             "\"label\":{}",
@@ -465,4 +465,82 @@ fn tree_labels_are_exercised_with_several_occurrences() {
         shared.is_some(),
         "no vector carries one label on two entries"
     );
+}
+
+/// SPEC.md appendix A: every rule listed as a departure from the seed (A.1) or from
+/// yoagent (A.2) has at least one vector that names that rule and carries the matching
+/// tag (`departs-from-seed` / `departs-from-yoagent`), so `test --tag` finds them; and
+/// every tagged vector names a rule the appendix lists for its tag.
+#[test]
+fn every_departure_has_a_tagged_vector() {
+    let spec =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("SPEC.md")).unwrap();
+    let appendix = &spec[spec
+        .find("## Appendix A. Departures from the seed and from yoagent")
+        .expect("SPEC.md has the departures appendix")..];
+    let mut listed: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    let mut tag = None;
+    for line in appendix.lines() {
+        if line.starts_with("### A.1") {
+            tag = Some("departs-from-seed");
+        } else if line.starts_with("### A.2") {
+            tag = Some("departs-from-yoagent");
+        } else if let (Some(t), Some(row)) = (tag, line.strip_prefix("| ")) {
+            let first = row.split(" |").next().unwrap();
+            if first
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-')
+                && first.contains('-')
+            {
+                listed.entry(t).or_default().insert(first.to_owned());
+            }
+        }
+    }
+    let rules = spec_rule_ids();
+    for (t, ids) in &listed {
+        for id in ids {
+            assert!(
+                rules.contains(id),
+                "appendix lists {id}, not a rule of SPEC.md"
+            );
+        }
+        assert!(ids.len() >= 6, "{t}: only {ids:?}");
+    }
+    assert_eq!(listed.len(), 2, "both tables parsed");
+    let cases = load_corpus(None).unwrap();
+    for (t, ids) in &listed {
+        for id in ids {
+            assert!(
+                cases
+                    .iter()
+                    .any(|c| c.tags.iter().any(|x| x == t) && c.rules.contains(id)),
+                "no vector tagged {t} names {id}"
+            );
+        }
+    }
+    for c in &cases {
+        for t in listed.keys() {
+            if c.tags.iter().any(|x| x == t) {
+                assert!(
+                    c.rules.iter().any(|r| listed[t].contains(r)),
+                    "{} is tagged {t} but names no rule of that appendix table",
+                    c.id
+                );
+            }
+        }
+    }
+}
+
+/// V-LEVEL-1: every case of the kit's own corpus is `must` (SPEC.md section 12 says why);
+/// a `should` or `implementation-defined` case needs that text changed first.
+#[test]
+fn every_embedded_case_is_must() {
+    for c in load_corpus(None).unwrap() {
+        assert_eq!(
+            c.level,
+            journal_conformance::vectors::Level::Must,
+            "{}: SPEC.md V-LEVEL-1 says every kit vector is must",
+            c.id
+        );
+    }
 }
