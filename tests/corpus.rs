@@ -544,3 +544,21 @@ fn every_embedded_case_is_must() {
         );
     }
 }
+
+/// SPEC.md appendix A.1, checked against the seed's own semantics: a naive port of the
+/// seed's reader and `SessionJournal` (conformance/tools/seed_port.py, Python) disagrees
+/// with every `departs-from-seed` vector and agrees with every other vector it models.
+#[test]
+fn the_seed_port_departs_exactly_on_the_tagged_vectors() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new("python3")
+        .arg(root.join("conformance/tools/seed_port.py"))
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
