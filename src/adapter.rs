@@ -732,6 +732,12 @@ impl Implementation for OneShot {
     }
 }
 
+/// Read one request line (A-RUN-1): with room above C-DEPTH-1, since a request carries
+/// its data a few levels down (a tree step's message sits 4 levels deep).
+pub fn parse_request(bytes: &[u8]) -> Result<Value, crate::error::Error> {
+    json::parse_with_max_depth(json::utf8(bytes)?, crate::vectors::VECTOR_FILE_MAX_DEPTH)
+}
+
 /// `journal-conformance serve`: the reference speaking protocol 1 on stdin/stdout.
 pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
     let reference = Reference::default();
@@ -743,7 +749,7 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()>
     };
     let mut lines = crate::wire::LineReader::new(input);
     while let Some((_, bytes, _)) = lines.next_line()? {
-        let msg = match json::parse_bytes(bytes) {
+        let msg = match parse_request(bytes) {
             Ok(v) => v,
             Err(e) => {
                 // A-REQ-1: `{"id":ID_OR_NULL,...}`; an unreadable line has no id.

@@ -200,7 +200,9 @@ pub enum TreeAction {
     /// Draw the tree: one line per entry, branches indented, head and labels marked.
     Show { file: PathBuf },
     /// Apply a JSON array of steps (append, seek, checkpoint, seek_checkpoint,
-    /// append_new, save_load) and print the resulting tree file.
+    /// append_new, save_load) and print the resulting tree file. A step that fails
+    /// (T-ERR-1) changes nothing and the others go on: it is named by its 0-based index
+    /// on stderr, the tree is still written, and the exit status is 1.
     Apply {
         file: PathBuf,
         ops: PathBuf,
@@ -623,7 +625,10 @@ fn run_tree(action: TreeAction) -> i32 {
                     .ok_or_else(|| "OPS must be a JSON array of steps".to_owned())
                     .and_then(|a| {
                         a.iter()
-                            .map(tree::Step::from_json)
+                            .enumerate()
+                            .map(|(i, s)| {
+                                tree::Step::from_json(s).map_err(|e| format!("step {i}: {e}"))
+                            })
                             .collect::<Result<Vec<_>, _>>()
                     }) {
                     Ok(s) => s,
@@ -634,8 +639,8 @@ fn run_tree(action: TreeAction) -> i32 {
                 },
                 Err(e) => return report(&display_name(&ops), ReadError::Invalid(e)),
             };
-            match tree::apply_all(&bytes, &steps) {
-                Ok(v) => {
+            match tree::apply_all_reporting(&bytes, &steps) {
+                Ok((v, failed)) => {
                     let text = v
                         .get("tree")
                         .and_then(Value::as_str)
@@ -645,6 +650,23 @@ fn run_tree(action: TreeAction) -> i32 {
                         "results: {}",
                         canonical::to_string(v.get("results").unwrap_or(&Value::Null))
                     );
+                    // T-ERR-1: a failed step changed nothing and the others went on; say
+                    // which step (by its 0-based index in OPS) and exit 1 after writing.
+                    for (i, e) in &failed {
+                        let at = e.index.map_or(String::new(), |n| format!(" at index {n}"));
+                        eprintln!(
+                            "{}: step {i} ({}): error[{}]: {}{at}; the tree is unchanged by it",
+                            display_name(&ops),
+                            steps[*i].name(),
+                            e.code.as_str(),
+                            e.message
+                        );
+                    }
+                    let status = if failed.is_empty() {
+                        EXIT_OK
+                    } else {
+                        EXIT_INVALID
+                    };
                     match out {
                         Some(path) => {
                             if path == file {
@@ -652,7 +674,7 @@ fn run_tree(action: TreeAction) -> i32 {
                                 return EXIT_USAGE;
                             }
                             match crate::fsutil::write_atomic(&path, text.as_bytes()) {
-                                Ok(()) => EXIT_OK,
+                                Ok(()) => status,
                                 Err(e) => {
                                     eprintln!("error: {}: {e}", path.display());
                                     EXIT_USAGE
@@ -662,7 +684,7 @@ fn run_tree(action: TreeAction) -> i32 {
                         None => {
                             let mut o = io::stdout().lock();
                             let _ = o.write_all(text.as_bytes()).and_then(|_| o.flush());
-                            EXIT_OK
+                            status
                         }
                     }
                 }

@@ -444,6 +444,18 @@ pub enum Step {
 }
 
 impl Step {
+    /// The step's name as written in `step`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Step::Append { .. } => "append",
+            Step::Seek { .. } => "seek",
+            Step::Checkpoint { .. } => "checkpoint",
+            Step::SeekCheckpoint { .. } => "seek_checkpoint",
+            Step::AppendNew { .. } => "append_new",
+            Step::SaveLoad => "save_load",
+        }
+    }
+
     pub fn from_json(v: &Value) -> Result<Step, String> {
         let members = v.as_object().ok_or("a step must be an object")?;
         let step = v
@@ -566,21 +578,45 @@ impl Tree {
     }
 }
 
-/// `tree_apply`: load, apply every step, save. Step errors carry the step index as
-/// `sequence` (`T-ERR-1`).
+/// `tree_apply`: load, apply every step, save (`T-OPS-1`). A load error fails the
+/// operation; a failing step does not: its element of `results` is [`step_error`], the
+/// tree is unchanged by it (every step checks before it changes anything), and the
+/// remaining steps go on (`T-ERR-1`).
 pub fn apply_all(bytes: &[u8], steps: &[Step]) -> Result<Value, Error> {
+    apply_all_reporting(bytes, steps).map(|(v, _)| v)
+}
+
+/// [`apply_all`], also returning each failed step's index and full error (with its
+/// message, for people: `journal-conformance tree apply`).
+pub fn apply_all_reporting(
+    bytes: &[u8],
+    steps: &[Step],
+) -> Result<(Value, Vec<(usize, Error)>), Error> {
     let mut tree = Tree::load(bytes)?;
+    let mut failed = Vec::new();
     let mut results = Vec::with_capacity(steps.len());
     for (i, step) in steps.iter().enumerate() {
-        results.push(
-            tree.apply(step)
-                .map_err(|e| e.with_sequence(Some(i as i64)))?,
-        );
+        results.push(tree.apply(step).unwrap_or_else(|e| {
+            let v = step_error(&e);
+            failed.push((i, e));
+            v
+        }));
     }
-    Ok(Value::object([
+    let v = Value::object([
         ("results", Value::Array(results)),
         ("tree", Value::from(tree.save())),
-    ]))
+    ]);
+    Ok((v, failed))
+}
+
+/// `T-ERR-1`: a failed step's element of `results`: `{"error":{"code":CODE}}`, plus
+/// `"index"` for `history_diverged`. Only what vectors compare exactly.
+pub fn step_error(e: &Error) -> Value {
+    let mut members = vec![("code", Value::from(e.code.as_str()))];
+    if let Some(i) = e.index {
+        members.push(("index", Value::from_u64(i)));
+    }
+    Value::object([("error", Value::object(members))])
 }
 
 /// A human drawing of the tree (`journal-conformance tree show`): one line per entry

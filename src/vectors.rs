@@ -411,6 +411,10 @@ const CASE_FIELDS: &[&str] = &[
     "checks",
 ];
 
+/// The nesting limit of a vector file (and of a protocol request, A-RUN-1): twice
+/// C-DEPTH-1, enough for any message a vector can carry.
+pub const VECTOR_FILE_MAX_DEPTH: usize = 2 * json::MAX_DEPTH;
+
 /// Parse one vector file's text. `group` is its path under the corpus root without
 /// `.json`; `dir` resolves `input_file` (`None` for embedded files: then `read_file`
 /// supplies the bytes).
@@ -419,7 +423,9 @@ pub fn parse_file(
     group: &str,
     read_file: &dyn Fn(&str) -> Result<Vec<u8>, String>,
 ) -> Result<Vec<Case>, String> {
-    let doc = json::parse(text)
+    // A vector file nests its data up to 8 levels deep (a tree step's message sits in
+    // cases/case/checks/check/op/ops/step), so it is read with room above C-DEPTH-1.
+    let doc = json::parse_with_max_depth(text, VECTOR_FILE_MAX_DEPTH)
         .map_err(|e| format!("{group}.json: not valid JSON: {e} (line {:?})", e.line))?;
     let members = doc
         .as_object()

@@ -210,3 +210,40 @@ fn test_command_runs_the_corpus_with_a_summary() {
         .unwrap()
         .contains("golden/s07-session-replay: test"));
 }
+
+/// `tree apply` (T-ERR-1): a failing step is named by its 0-based STEP index (not as a
+/// journal "sequence"), changes nothing, the later steps run, the tree is still written,
+/// and the exit status is 1.
+#[test]
+fn tree_apply_names_failed_steps_and_goes_on() {
+    let dir = std::env::temp_dir().join(format!("jc-cli-tree-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ops = dir.join("ops.json");
+    std::fs::write(
+        &ops,
+        r#"[{"step":"append","message":"a","timestamp":1},{"step":"seek","id":"nope"},{"step":"append","message":"b","timestamp":2}]"#,
+    )
+    .unwrap();
+    let o = run(&["tree", "apply", "-", ops.to_str().unwrap()], Some(b""));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("step 1 (seek): error[unknown_entry]"), "{err}");
+    assert!(!err.contains("sequence"), "a step is not a sequence: {err}");
+    assert!(
+        err.contains(r#"results: ["e1",{"error":{"code":"unknown_entry"}},"e2"]"#),
+        "{err}"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        concat!(
+            r#"{"id":"e1","parent_id":null,"message":"a","timestamp":1}"#,
+            "\n",
+            r#"{"id":"e2","parent_id":"e1","message":"b","timestamp":2}"#
+        )
+    );
+    // Without a failing step: exit 0.
+    std::fs::write(&ops, r#"[{"step":"append","message":"a","timestamp":1}]"#).unwrap();
+    let o = run(&["tree", "apply", "-", ops.to_str().unwrap()], Some(b""));
+    assert_eq!(o.status.code(), Some(0));
+    let _ = std::fs::remove_dir_all(&dir);
+}

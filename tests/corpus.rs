@@ -190,3 +190,375 @@ fn operations_round_trip_through_json() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Multiplicity and order (issue 12 item 7), derived from the vectors' INPUTS: for every
+// rule that accumulates or where the last one wins, the corpus has a replayed selection in
+// which it applies zero times, once, and at least twice with pairwise distinct values; and
+// each expected ReplayState agrees with what the input says (how many messages, tool
+// results, which stop reason), so a vector whose expectation went stale fails here.
+
+use journal_conformance::canonical;
+use journal_conformance::json::{self, Value};
+use journal_conformance::ops::Operation;
+use std::collections::BTreeMap;
+
+/// What each reducer rule contributes for one selected event, by rule (and sub-rule).
+fn contributions(events: &[Value]) -> BTreeMap<&'static str, Vec<String>> {
+    let mut out: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
+    for k in [
+        "R-USER-1",
+        "R-STREAM-1/content",
+        "R-STREAM-1/final",
+        "R-STREAM-1/delta",
+        "R-TOOL-1",
+        "R-STOP-1",
+        "R-OTHER-1",
+    ] {
+        out.insert(k, Vec::new());
+    }
+    let s = |v: Option<&Value>, dflt: &str| v.and_then(Value::as_str).unwrap_or(dflt).to_owned();
+    for e in events {
+        let p = e.get("payload").unwrap();
+        let (rule, value) = match e.get("type").and_then(Value::as_str).unwrap() {
+            "user.message" => ("R-USER-1", s(p.get("content"), "")),
+            "model.response" if p.get("content").is_some() => {
+                ("R-STREAM-1/content", s(p.get("content"), ""))
+            }
+            "model.response" if p.get("final") == Some(&Value::Bool(true)) => {
+                ("R-STREAM-1/final", s(p.get("accumulated"), ""))
+            }
+            "model.response" => (
+                "R-STREAM-1/delta",
+                canonical::to_string(p.get("accumulated").unwrap_or(&Value::Null)),
+            ),
+            "tool.result" => ("R-TOOL-1", canonical::to_string(p)),
+            "session.stop" => ("R-STOP-1", s(p.get("reason"), "unknown")),
+            _ => ("R-OTHER-1", canonical::to_string(e)),
+        };
+        out.get_mut(rule).unwrap().push(value);
+    }
+    out
+}
+
+fn journal_events(input: &[u8]) -> Vec<Value> {
+    let mut lines: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
+    if lines.last() == Some(&&b""[..]) {
+        lines.pop();
+    }
+    lines
+        .iter()
+        .map(|l| json::parse_bytes(l).expect("a replayed vector's line parses"))
+        .collect()
+}
+
+#[test]
+fn reducer_rules_have_zero_one_and_many_distinct_occurrences() {
+    // rule -> (seen zero, seen once, seen >= 2 with pairwise distinct values)
+    let mut seen: BTreeMap<&'static str, [Option<String>; 3]> = BTreeMap::new();
+    let mut checked = 0;
+    for c in load_corpus(None).unwrap() {
+        for ch in &c.checks {
+            let (Operation::Replay { until }, Expect::Result { value, .. }) = (&ch.op, &ch.expect)
+            else {
+                continue;
+            };
+            let events = journal_events(&c.input);
+            let n = until.map_or(events.len(), |u| u as usize + 1);
+            let got = contributions(&events[..n]);
+            // The expectation agrees with the input.
+            let arr = |k: &str| value.get(k).and_then(Value::as_array).unwrap().len();
+            assert_eq!(arr("user_messages"), got["R-USER-1"].len(), "{}", c.id);
+            assert_eq!(
+                arr("assistant_messages"),
+                got["R-STREAM-1/content"].len() + got["R-STREAM-1/final"].len(),
+                "{}",
+                c.id
+            );
+            assert_eq!(arr("tool_results"), got["R-TOOL-1"].len(), "{}", c.id);
+            assert_eq!(
+                value.get("stop_reason").and_then(Value::as_str),
+                got["R-STOP-1"].last().map(String::as_str),
+                "{}: the last stop wins",
+                c.id
+            );
+            assert_eq!(
+                value
+                    .get("applied_sequences")
+                    .and_then(Value::as_array)
+                    .unwrap()
+                    .len(),
+                n,
+                "{}",
+                c.id
+            );
+            checked += 1;
+            for (rule, values) in got {
+                let slot = seen.entry(rule).or_default();
+                let distinct = values.iter().collect::<BTreeSet<_>>().len() == values.len();
+                let k = match values.len() {
+                    0 => 0,
+                    1 => 1,
+                    _ if distinct => 2,
+                    _ => continue,
+                };
+                slot[k].get_or_insert_with(|| c.id.clone());
+            }
+        }
+    }
+    assert!(checked > 50, "only {checked} replay checks");
+    let mut missing = Vec::new();
+    for (rule, slots) in &seen {
+        for (k, what) in ["zero", "one", "two or more distinct"].iter().enumerate() {
+            if slots[k].is_none() {
+                missing.push(format!("{rule}: {what}"));
+            }
+        }
+    }
+    assert_eq!(seen.len(), 7);
+    assert!(missing.is_empty(), "no replayed vector with: {missing:?}");
+}
+
+/// The tree steps that can fail, with every code each can fail with (T-ERR-1).
+const FAILING_STEPS: &[(&str, &str)] = &[
+    ("append", "nesting_too_deep"),
+    ("append", "id_space_exhausted"),
+    ("seek", "unknown_entry"),
+    ("checkpoint", "empty_session"),
+    ("seek_checkpoint", "unknown_checkpoint"),
+    ("append_new", "history_diverged"),
+    ("append_new", "nesting_too_deep"),
+    ("append_new", "id_space_exhausted"),
+];
+
+/// Issue 12 item 8: for every step that can fail, a tree_apply vector expects that
+/// step's failure as its element of `results` AND has a later step (so the vector shows
+/// the sequence going on over an unchanged tree). Derived from the steps and the
+/// expected results; every failed element has exactly the members of T-ERR-1.
+#[test]
+fn every_failing_tree_step_has_an_observing_vector() {
+    let mut found: BTreeMap<(&str, &str), String> = BTreeMap::new();
+    for c in load_corpus(None).unwrap() {
+        for ch in &c.checks {
+            let (Operation::TreeApply { steps }, Expect::Result { value, .. }) =
+                (&ch.op, &ch.expect)
+            else {
+                continue;
+            };
+            let results = value.get("results").and_then(Value::as_array).unwrap();
+            assert_eq!(results.len(), steps.len(), "{}: one result per step", c.id);
+            for (i, (r, s)) in results.iter().zip(steps).enumerate() {
+                let Some(e) = r.get("error") else { continue };
+                let code = e.get("code").and_then(Value::as_str).unwrap();
+                let keys: Vec<&str> = e
+                    .as_object()
+                    .unwrap()
+                    .iter()
+                    .map(|(k, _)| k.as_str())
+                    .collect();
+                let want: &[&str] = if code == "history_diverged" {
+                    &["code", "index"]
+                } else {
+                    &["code"]
+                };
+                assert_eq!(keys, want, "{}: step {i}", c.id);
+                let step = s.to_json();
+                let name = step.get("step").and_then(Value::as_str).unwrap();
+                let key = FAILING_STEPS
+                    .iter()
+                    .find(|(n, k)| *n == name && *k == code)
+                    .unwrap_or_else(|| panic!("{}: {name} cannot fail with {code}", c.id));
+                if i + 1 < steps.len() {
+                    found.entry(*key).or_insert_with(|| c.id.clone());
+                }
+            }
+        }
+    }
+    let missing: Vec<_> = FAILING_STEPS
+        .iter()
+        .filter(|k| !found.contains_key(k))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "failing steps no vector observes: {missing:?}"
+    );
+}
+
+/// Labels: the corpus relabels one entry several times, and sets one label on several
+/// entries, and the expectations say the last label / the latest carrier wins.
+#[test]
+fn tree_labels_are_exercised_with_several_occurrences() {
+    let mut relabel = None;
+    let mut shared = None;
+    for c in load_corpus(None).unwrap() {
+        for ch in &c.checks {
+            match (&ch.op, &ch.expect) {
+                (Operation::TreeApply { steps }, Expect::Result { value, .. }) => {
+                    // Two or more consecutive checkpoints (same head) with distinct labels.
+                    let labels: Vec<String> = steps
+                        .iter()
+                        .map_while(|s| match s {
+                            journal_conformance::tree::Step::Checkpoint { label } => {
+                                Some(label.clone())
+                            }
+                            _ => None,
+                        })
+                        .collect();
+                    let tree = value.get("tree").and_then(Value::as_str).unwrap();
+                    if labels.len() >= 2
+                        && labels.iter().collect::<BTreeSet<_>>().len() == labels.len()
+                        && value.get("results").unwrap().as_array().unwrap()[0]
+                            .get("error")
+                            .is_none()
+                    {
+                        let last = format!(
+                            "\"label\":{}",
+                            canonical::to_string(&Value::from(labels.last().unwrap().as_str()))
+                        );
+                        assert!(tree.contains(&last), "{}: the last label stays", c.id);
+                        for l in &labels[..labels.len() - 1] {
+                            let old = format!(
+                                "\"label\":{}",
+                                canonical::to_string(&Value::from(l.as_str()))
+                            );
+                            assert!(!tree.contains(&old), "{}: a replaced label stays", c.id);
+                        }
+                        relabel.get_or_insert(c.id.clone());
+                    }
+                }
+                (Operation::TreeInspect, Expect::Result { value, .. }) => {
+                    // The same label on two or more entries of the file.
+                    let mut carriers: BTreeMap<String, Vec<String>> = BTreeMap::new();
+                    for line in c.input.split(|&b| b == b'\n') {
+                        let Ok(v) = json::parse_bytes(line) else {
+                            continue;
+                        };
+                        if let (Some(id), Some(l)) = (
+                            v.get("id").and_then(Value::as_str),
+                            v.get("label").and_then(Value::as_str),
+                        ) {
+                            carriers
+                                .entry(l.to_owned())
+                                .or_default()
+                                .push(id.to_owned());
+                        }
+                    }
+                    for (l, ids) in carriers.iter().filter(|(_, ids)| ids.len() >= 2) {
+                        assert_eq!(
+                            value
+                                .get("labels")
+                                .and_then(|m| m.get(l))
+                                .and_then(Value::as_str),
+                            ids.last().map(String::as_str),
+                            "{}: label {l} maps to its latest carrier",
+                            c.id
+                        );
+                        shared.get_or_insert(c.id.clone());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(relabel.is_some(), "no vector relabels one entry twice");
+    assert!(
+        shared.is_some(),
+        "no vector carries one label on two entries"
+    );
+}
+
+/// SPEC.md appendix A: every rule listed as a departure from the seed (A.1) or from
+/// yoagent (A.2) has at least one vector that names that rule and carries the matching
+/// tag (`departs-from-seed` / `departs-from-yoagent`), so `test --tag` finds them; and
+/// every tagged vector names a rule the appendix lists for its tag.
+#[test]
+fn every_departure_has_a_tagged_vector() {
+    let spec =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("SPEC.md")).unwrap();
+    let appendix = &spec[spec
+        .find("## Appendix A. Departures from the seed and from yoagent")
+        .expect("SPEC.md has the departures appendix")..];
+    let mut listed: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    let mut tag = None;
+    for line in appendix.lines() {
+        if line.starts_with("### A.1") {
+            tag = Some("departs-from-seed");
+        } else if line.starts_with("### A.2") {
+            tag = Some("departs-from-yoagent");
+        } else if let (Some(t), Some(row)) = (tag, line.strip_prefix("| ")) {
+            let first = row.split(" |").next().unwrap();
+            if first
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-')
+                && first.contains('-')
+            {
+                listed.entry(t).or_default().insert(first.to_owned());
+            }
+        }
+    }
+    let rules = spec_rule_ids();
+    for (t, ids) in &listed {
+        for id in ids {
+            assert!(
+                rules.contains(id),
+                "appendix lists {id}, not a rule of SPEC.md"
+            );
+        }
+        assert!(ids.len() >= 6, "{t}: only {ids:?}");
+    }
+    assert_eq!(listed.len(), 2, "both tables parsed");
+    let cases = load_corpus(None).unwrap();
+    for (t, ids) in &listed {
+        for id in ids {
+            assert!(
+                cases
+                    .iter()
+                    .any(|c| c.tags.iter().any(|x| x == t) && c.rules.contains(id)),
+                "no vector tagged {t} names {id}"
+            );
+        }
+    }
+    for c in &cases {
+        for t in listed.keys() {
+            if c.tags.iter().any(|x| x == t) {
+                assert!(
+                    c.rules.iter().any(|r| listed[t].contains(r)),
+                    "{} is tagged {t} but names no rule of that appendix table",
+                    c.id
+                );
+            }
+        }
+    }
+}
+
+/// V-LEVEL-1: every case of the kit's own corpus is `must` (SPEC.md section 12 says why);
+/// a `should` or `implementation-defined` case needs that text changed first.
+#[test]
+fn every_embedded_case_is_must() {
+    for c in load_corpus(None).unwrap() {
+        assert_eq!(
+            c.level,
+            journal_conformance::vectors::Level::Must,
+            "{}: SPEC.md V-LEVEL-1 says every kit vector is must",
+            c.id
+        );
+    }
+}
+
+/// SPEC.md appendix A.1, checked against the seed's own semantics: a naive port of the
+/// seed's reader and `SessionJournal` (conformance/tools/seed_port.py, Python) disagrees
+/// with every `departs-from-seed` vector and agrees with every other vector it models.
+#[test]
+fn the_seed_port_departs_exactly_on_the_tagged_vectors() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new("python3")
+        .arg(root.join("conformance/tools/seed_port.py"))
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -280,6 +280,56 @@ proptest! {
     }
 }
 
+fn any_step() -> impl Strategy<Value = Step> {
+    let id = (0u8..6).prop_map(|n| format!("e{n}"));
+    let lab = (0u8..3).prop_map(label);
+    prop_oneof![
+        3 => (0i64..3).prop_map(|m| Step::Append { message: Value::from_i64(m), timestamp: 1 }),
+        2 => id.prop_map(|id| Step::Seek { id }),
+        2 => lab.clone().prop_map(|label| Step::Checkpoint { label }),
+        2 => lab.prop_map(|label| Step::SeekCheckpoint { label }),
+        2 => prop::collection::vec(0i64..3, 0..4)
+            .prop_map(|h| Step::AppendNew { history: ints(&h), timestamp: 2 }),
+        1 => Just(Step::SaveLoad),
+    ]
+}
+
+proptest! {
+    /// T-ERR-1: a failed step is a no-op that reports itself. Removing the failed steps
+    /// from a sequence gives the same tree and the same results for the others; each
+    /// failed step's element is exactly `{"error":{"code"}}` (plus `index` for
+    /// history_diverged); the operation itself never fails once the tree loaded.
+    #[test]
+    fn failed_steps_are_reported_no_ops(
+        start in prop::collection::vec(0i64..3, 0..4),
+        steps in prop::collection::vec(any_step(), 0..16),
+    ) {
+        let mut t = Tree::new();
+        for m in &start {
+            t.append(Value::from_i64(*m), 0).unwrap();
+        }
+        let file = t.save();
+        let all = journal_conformance::tree::apply_all(file.as_bytes(), &steps).unwrap();
+        let results = all.get("results").unwrap().as_array().unwrap().to_vec();
+        prop_assert_eq!(results.len(), steps.len());
+        let failed: Vec<bool> = results
+            .iter()
+            .map(|r| r.as_object().is_some_and(|m| m.iter().any(|(k, _)| k == "error")))
+            .collect();
+        for (r, s) in results.iter().zip(&steps).filter(|(r, _)| r.get("error").is_some()) {
+            let e = r.get("error").unwrap().as_object().unwrap();
+            let keys: Vec<&str> = e.iter().map(|(k, _)| k.as_str()).collect();
+            let diverged = r.get("error").unwrap().get("code").and_then(Value::as_str) == Some("history_diverged");
+            prop_assert_eq!(keys, if diverged { vec!["code", "index"] } else { vec!["code"] }, "{:?}", s);
+        }
+        let kept: Vec<Step> = steps.iter().zip(&failed).filter(|(_, f)| !**f).map(|(s, _)| s.clone()).collect();
+        let again = journal_conformance::tree::apply_all(file.as_bytes(), &kept).unwrap();
+        prop_assert_eq!(again.get("tree"), all.get("tree"));
+        let ok: Vec<Value> = results.iter().zip(&failed).filter(|(_, f)| !**f).map(|(r, _)| r.clone()).collect();
+        prop_assert_eq!(again.get("results").unwrap().as_array().unwrap(), &ok[..]);
+    }
+}
+
 #[test]
 fn messages_too_deep_to_save_are_refused() {
     fn nested(depth: usize) -> Value {

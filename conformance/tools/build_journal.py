@@ -149,6 +149,9 @@ for name, bad, desc in [
     invalid("wire", name, "A line with %s is not UTF-8." % desc, ["W-UTF8-1"], data, err("invalid_utf8", 2), tags=["utf8"])
 invalid("wire", "invalid-utf8-outside-string", "Invalid UTF-8 outside any string.", ["W-UTF8-1"],
         b"\x80" + one, err("invalid_utf8", 1), tags=["utf8"])
+invalid("wire", "invalid-utf8-after-bad-line", "Lines are checked in order: a JSON error on line 2 is reported, not the invalid UTF-8 on line 4 "
+        "(a reader that decodes the whole file first reports the UTF-8).", ["W-UTF8-1", "J-ORDER-1", "W-LINE-2"],
+        lines([ev(0)]) + b"{not json}\n" + lines([ev(2)]) + b"\xff\n", err("invalid_json", 2), tags=["utf8"])
 invalid("wire", "blank-line-middle", "An empty line between events is rejected.", ["W-BLANK-1", "W-LINE-2"],
         lines(base[:2]) + b"\n" + lines(base[2:]), err("blank_line", 3))
 invalid("wire", "blank-line-end", "A trailing empty line (two final newlines) is rejected.", ["W-BLANK-1", "W-LINE-3"],
@@ -412,7 +415,7 @@ rv("conversation", "A tool round trip: user, tool result, response, stop.", ["R-
 rv("user-without-content", "A user.message without content contributes the empty string.", ["R-USER-1"],
    [ev(0, "user.message", {"attachments": []})])
 rv("user-empty-content", "An empty content is kept as an empty message.", ["R-USER-1"], [ev(0, "user.message", {"content": ""})])
-rv("user-unicode", "User messages keep every character.", ["R-USER-1", "C-STR-2"],
+rv("user-unicode", "User messages keep every character (a raw U+2028 does not end the line).", ["R-USER-1", "C-STR-2", "W-LINE-1"],
    [ev(0, "user.message", {"content": "naïve 😀 \u2028 \u007f \u0000 tab\t"})], tags=["unicode"])
 rv("streaming-three-deltas", "Seed exercise C in small: three deltas, one final: one assistant message.", ["R-STREAM-1"],
    [ev(0, "model.response", {"delta": "a", "accumulated": "a", "final": False}),
@@ -457,6 +460,49 @@ rv("other-payload-types-free", "Payload fields of events the reducer does not re
    [ev(0, "model.request", {"content": 5, "reason": None}), ev(1, "tool.result", {"content": [1], "reason": {}})])
 rv("until-zero", "until 0 selects the first event only.", ["R-SEL-1"], conv, until=0)
 rv("until-last", "until = last sequence equals the full replay.", ["R-SEL-1", "R-PROJ-1"], conv, until=6)
+# Multiplicity and order (issue 12 item 7): every accumulating or last-wins reducer rule
+# with two or more occurrences carrying distinguishable values, in an order that a
+# reversed, deduplicated or first-wins reducer gets wrong; partial replays cut between them.
+rv("user-messages-three-in-order", "Three user messages with distinct contents accumulate in journal order, the one without content as \"\".",
+   ["R-USER-1"], [ev(0, "session.start"), ev(1, "user.message", {"content": "first"}), ev(2, "model.request"),
+                  ev(3, "user.message", {"content": "second"}), ev(4, "user.message", {"attachments": ["x"]}),
+                  ev(5, "user.message", {"content": "first"})], until=3, tags=["multiplicity"])
+rv("assistant-contents-two", "Two responses with content give two assistant messages in order.", ["R-STREAM-1"],
+   [ev(0, "model.response", {"content": "one"}), ev(1, "user.message", {"content": "more"}), ev(2, "model.response", {"content": "two"})],
+   until=1, tags=["multiplicity", "streaming"])
+rv("assistant-content-final-content", "Content, then deltas closed by a final, then content again: three messages, the final's accumulated in the middle.",
+   ["R-STREAM-1"], [ev(0, "model.response", {"content": "c1"}),
+                    ev(1, "model.response", {"delta": "a", "accumulated": "a", "final": False}),
+                    ev(2, "model.response", {"delta": "b", "accumulated": "ab", "final": False}),
+                    ev(3, "model.response", {"delta": "c", "accumulated": "abc", "final": True}),
+                    ev(4, "model.response", {"content": "c2"})], until=2, tags=["multiplicity", "streaming"])
+rv("finals-three-in-order", "Three streams, each closed by its final: three assistant messages in order, none of the deltas.",
+   ["R-STREAM-1"], [ev(0, "model.response", {"accumulated": "x", "final": False}), ev(1, "model.response", {"accumulated": "xA", "final": True}),
+                    ev(2, "model.response", {"accumulated": "y", "final": False}), ev(3, "model.response", {"accumulated": "yB", "final": True}),
+                    ev(4, "model.response", {"accumulated": "zC", "final": True})], until=3, tags=["multiplicity", "streaming"])
+rv("deltas-only-no-message", "Four deltas with distinct accumulated texts and no final: no assistant message at all.", ["R-STREAM-1"],
+   [ev(i, "model.response", {"delta": d, "accumulated": "abcd"[: i + 1], "final": False}) for i, d in enumerate("abcd")],
+   until=1, tags=["multiplicity", "streaming"])
+rv("tool-results-three-in-order", "Three tool results with distinct payloads, two of them equal to each other, are all kept in order.",
+   ["R-TOOL-1"], [ev(0, "tool.result", {"id": "t1", "output": "one"}), ev(1, "tool.request", {"id": "t2"}),
+                  ev(2, "tool.result", {"id": "t2", "output": ["two"]}), ev(3, "tool.result", {"id": "t1", "output": "one"}),
+                  ev(4, "tool.result", {"id": "t3", "output": {"three": 3}})], until=2, tags=["multiplicity"])
+rv("stops-three-last-wins", "Three session.stop events with distinct reasons: the last selected one wins (partial replay: the second).",
+   ["R-STOP-1", "R-SEL-1"], [ev(0, "session.stop", {"reason": "first"}), ev(1, "user.message", {"content": "resume"}),
+                             ev(2, "session.stop", {"reason": "second"}), ev(3, "session.stop", {"reason": "third"})],
+   until=2, tags=["multiplicity"])
+rv("stop-then-events", "A stop followed by more events (no stop): the reason stays.", ["R-STOP-1"],
+   [ev(0, "session.stop", {"reason": "paused"}), ev(1, "user.message", {"content": "later"}), ev(2, "model.request")],
+   tags=["multiplicity"])
+rv("stop-reason-then-absent", "A stop with a reason, then one without: \"unknown\" overwrites it.", ["R-STOP-1"],
+   [ev(0, "session.stop", {"reason": "completed"}), ev(1, "session.stop", {"turns": 2})], until=0, tags=["multiplicity"])
+rv("everything-twice", "Every reducer rule applies twice, with distinct values, interleaved.",
+   ["R-USER-1", "R-STREAM-1", "R-TOOL-1", "R-STOP-1", "R-OTHER-1"],
+   [ev(0, "session.start"), ev(1, "user.message", {"content": "u1"}), ev(2, "model.request", {"n": 1}),
+    ev(3, "model.response", {"accumulated": "p", "final": False}), ev(4, "model.response", {"accumulated": "a1", "final": True}),
+    ev(5, "tool.result", {"r": 1}), ev(6, "session.stop", {"reason": "s1"}), ev(7, "user.message", {"content": "u2"}),
+    ev(8, "model.response", {"content": "a2"}), ev(9, "tool.result", {"r": 2}), ev(10, "x.unknown", {"content": "ignored"}),
+    ev(11, "session.stop", {"reason": "s2"})], until=6, tags=["multiplicity"])
 for name, payload, t, field, kind in [
     ("user-content-number", {"content": 5}, "user.message", "content", "a number"),
     ("user-content-null", {"content": None}, "user.message", "content", "null"),
@@ -474,6 +520,10 @@ for name, payload, t, field, kind in [
 invalid("replay", "invalid-payload-after-until", "R-TYPE-1 applies to every event, also after until.", ["R-TYPE-1", "R-SEL-1"],
         lines([ev(0), ev(1, "user.message", {"content": 1})]), err("invalid_payload", 2, 1), ops=())
 FILES["replay"][-1]["checks"] = [{"op": {"op": "replay", "until": 0}, "expect": err("invalid_payload", 2, 1)}]
+invalid("replay", "dangling-parent-after-until", "A dangling parent after `until` still fails replay: J-PARENT-1 is part of validating the whole journal.",
+        ["R-SEL-1", "J-PARENT-1"], lines([ev(0), ev(1), ev(2, parent="nowhere")]), err("unknown_parent", 3, 2), ops=())
+FILES["replay"][-1]["checks"] = [{"op": {"op": "replay", "until": 0}, "expect": err("unknown_parent", 3, 2)},
+                                 {"op": {"op": "fingerprint", "until": 1}, "expect": err("unknown_parent", 3, 2)}]
 for n, label in [(-1, "minus-one"), (7, "count"), (1000, "far"), (-9223372036854775808, "i64-min")]:
     invalid("replay", "until-" + label, "until %d is outside a 7-event journal." % n, ["O-RANGE-1"], lines(conv), err("sequence_out_of_range", None, n), ops=())
     FILES["replay"][-1]["checks"] = [{"op": {"op": "replay", "until": n}, "expect": err("sequence_out_of_range", None, n)},
@@ -516,7 +566,8 @@ for name, payload, tags in [
     ("nested-deep", {"a": [[[[[[{"b": [1, {"c": None}]}]]]]]]}, []),
 ]:
     evs = [ev(0, "x.custom", payload)]
-    add("fingerprint", name, "The fingerprint hashes the canonical text (%s)." % name, ["F-FP-1", "C-KEY-1", "C-STR-1", "C-STR-2", "C-NUM-5"],
+    add("fingerprint", name, "The fingerprint hashes the canonical text (%s)." % name,
+        ["F-FP-1", "C-KEY-1", "C-STR-1", "C-STR-2", "C-NUM-5"] + (["W-LINE-1"] if "\u2028" in json.dumps(payload, ensure_ascii=False) else []),
         lines(evs), [{"op": {"op": "fingerprint"}, "expect": {"result": oracle.fingerprint(evs)}}], tags=tags)
 add("fingerprint", "prefix-each-until", "The fingerprint of each prefix of a journal.", ["F-FP-1", "R-SEL-1"], lines(conv),
     [{"op": {"op": "fingerprint", "until": k}, "expect": {"result": oracle.fingerprint(conv[: k + 1])}} for k in range(len(conv))]
@@ -664,8 +715,47 @@ canon("string-document", "A bare string document.", ["O-CANON-1", "C-STR-1"], b'
 
 
 # ---------------------------------------------------------------------------------------
+# Vectors that sit on a departure from the seed (SPEC.md appendix "Departures from the seed
+# and from yoagent"): the seed's Python would answer them differently. Tagged here so a
+# rebuild keeps the tags and `test --tag departs-from-seed` finds them.
+DEPARTS_FROM_SEED = {
+    # W-LINE-1: splitlines() also splits on U+0085, U+2028, ...: the seed cannot read back its own recorder's line
+    "wire/u0085-in-string", "wire/u2028-in-string", "wire/raw-u2028-splits-nothing", "wire/cr-inside-line",
+    "wire/vertical-tab-not-whitespace", "wire/form-feed-not-whitespace", "replay/user-unicode", "fingerprint/canonical-strings",
+    # W-BLANK-1: the seed skips blank lines
+    "wire/blank-line-middle", "wire/blank-line-end", "wire/whitespace-line", "wire/newline-only", "wire/cr-only-line",
+    # W-BOM-1 / W-UTF8-1: the seed decodes the whole file before splitting it
+    "wire/bom-first-line", "wire/bom-third-line", "wire/bom-only", "wire/invalid-utf8-after-bad-line",
+    # C-*: what json.loads accepts
+    "json/duplicate-key-payload", "json/duplicate-key-escaped", "json/duplicate-key-nested",
+    "json/float-overflow", "json/float-overflow-negative", "json/nesting-129", "json/nesting-100000",
+    "json/lone-high-surrogate", "json/lone-low-surrogate", "json/reversed-pair", "json/high-then-non-low",
+    "json/nan", "json/infinity", "json/minus-infinity",
+    # E-ENV-1: the seed's sequence check is a list comparison (1.0 == 1, True == 1) and it coerces with str()
+    "envelope/sequence-a-float-10", "envelope/sequence-true", "envelope/event-id-a-number", "envelope/payload-a-string",
+    # R-TYPE-1: str() coercion
+    "replay/invalid-user-content-null", "replay/invalid-user-content-number", "replay/invalid-stop-reason-null",
+    "replay/invalid-response-content-bool", "replay/invalid-user-content-object", "replay/invalid-user-content-array",
+    "replay/invalid-response-content-null", "replay/invalid-response-accumulated-number",
+    "replay/invalid-response-accumulated-nonfinal", "replay/invalid-stop-reason-number",
+    # R-SEL-1: SessionJournal checks no parents or ids, and the seed's reducer coerces instead of rejecting
+    "replay/dangling-parent-after-until", "replay/invalid-payload-after-until",
+    # J-ORDER-1: the seed checks every sequence before any session id; its validator checks parents before ids
+    "precedence/earliest-event-wins", "precedence/duplicate-before-parent",
+    # P-TRACE-4: leap seconds
+    "profile/timestamp-ok-2024-02-29t235960z",
+}
+
+
 def write():
     total = 0
+    used = set()
+    for group, cases in FILES.items():
+        for c in cases:
+            if group + "/" + c["name"] in DEPARTS_FROM_SEED:
+                c["tags"] = c.get("tags", []) + ["departs-from-seed"]
+                used.add(group + "/" + c["name"])
+    assert used == DEPARTS_FROM_SEED, sorted(DEPARTS_FROM_SEED - used)
     for group, cases in sorted(FILES.items()):
         path = os.path.join(ROOT, group + ".json")
         names = [c["name"] for c in cases]

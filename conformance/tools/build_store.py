@@ -205,6 +205,10 @@ case("checkpoint-at-end", "A checkpoint of the whole journal replays with an emp
      empty, [("batch", L), ("checkpoint",), ("replay_from_checkpoint",)])
 case("checkpoint-then-restart", "A checkpoint stays valid across a restart; the tail is checked against the prefix's ids.", ["K-REPLAY-1", "K-WRITE-1"],
      empty, [("batch", L[:2]), ("checkpoint",), ("restart",), ("append", L[1]), ("batch", L[2:]), ("replay_from_checkpoint",)])
+case("checkpoint-three-times", "Three checkpoints at 1, 3 and 5 events (each result names its own count and prefix fingerprint); "
+     "a retry of the first event is its original acknowledgement; replay from the latest checkpoint equals replay from zero.", ["K-REPLAY-1", "K-RECORD-1", "S-DUP-1"],
+     empty, [("append", L[0]), ("checkpoint",), ("batch", L[1:3]), ("checkpoint",), ("batch", L[3:5]), ("checkpoint",),
+             ("append", L[0]), ("replay_from_checkpoint",), ("replay",)], tags=["multiplicity"])
 case("checkpoint-streaming-and-tools", "Checkpoint equivalence with streaming deltas and tool results on both sides.", ["K-REPLAY-1", "R-STREAM-1"],
      empty, [("batch", [line(ev(0, "model.response", {"delta": "a", "accumulated": "a", "final": False})),
                         line(ev(1, "tool.result", {"ok": True, "n": 1e16}))]),

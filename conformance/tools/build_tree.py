@@ -53,11 +53,17 @@ def ops_ok(name, desc, rules, text, steps, tags=None):
         [{"op": {"op": "tree_apply", "ops": steps}, "expect": {"result": T.apply(text, steps)}}], tags)
 
 
-def ops_err(name, desc, rules, text, steps, code, step_index, index=None):
-    e = {"code": code, "sequence": step_index}
-    if index is not None:
-        e["index"] = index
-    add("tree/ops", name, desc, rules, text, [{"op": {"op": "tree_apply", "ops": steps}, "expect": {"error": e}}])
+def ops_fail(name, desc, rules, text, steps, failures, tags=None):
+    """A sequence with failing steps (T-ERR-1). `failures` maps each failing step's index
+    to its hand-derived error (`code`, or `(code, index)` for history_diverged); the
+    oracle must agree, and every other step must succeed. The expected result (the
+    failed steps' elements, the other steps' results and the final tree) is the oracle's."""
+    want = {i: ({"code": f} if isinstance(f, str) else {"code": f[0], "index": f[1]}) for i, f in failures.items()}
+    result = T.apply(text, steps)
+    got = {i: r["error"] for i, r in enumerate(result["results"]) if isinstance(r, dict) and "error" in r}
+    assert got == want, (name, got, want)
+    assert min(want) < len(steps) - 1, (name, "a failing step must be followed by another step")
+    add("tree/ops", name, desc, rules, text, [{"op": {"op": "tree_apply", "ops": steps}, "expect": {"result": result}}], tags)
 
 
 U = lambda s: {"role": "user", "content": s}  # noqa: E731
@@ -199,34 +205,131 @@ ops_ok("save-format", "The saved text: fixed member order, canonical message, no
        [{"step": "save_load"}])
 ops_ok("append-after-non-numbered", "Ids that are not e<N> leave the counter: the first append is e1.", ["T-NEXT-1", "T-APPEND-1"],
        entry("root", None, "r", 1), [{"step": "append", "message": "m", "timestamp": 2}])
-ops_err("seek-unknown", "seek to an id that does not exist.", ["T-SEEK-1"], forked, [{"step": "seek", "id": "e9"}], "unknown_entry", 0)
-ops_err("checkpoint-empty", "checkpoint on an empty tree.", ["T-CHECKPOINT-1"], "", [{"step": "checkpoint", "label": "x"}], "empty_session", 0)
-ops_err("seek-checkpoint-unknown", "seek_checkpoint to a label nobody carries.", ["T-SEEKCP-1"], forked,
-        [{"step": "append", "message": "x", "timestamp": 1}, {"step": "seek_checkpoint", "label": "nope"}], "unknown_checkpoint", 1)
-ops_err("append-new-shorter", "A history shorter than the path diverges at its length.", ["T-APPENDNEW-1"], forked,
-        [{"step": "append_new", "history": [U("draft a plan")], "timestamp": 1}], "history_diverged", 0, 1)
-ops_err("append-new-differs", "A history that differs diverges at the first differing index.", ["T-APPENDNEW-1"], forked,
-        [{"step": "append_new", "history": [U("draft a plan"), A("plan A (compacted)"), U("make it a library"), A("library plan")], "timestamp": 1}],
-        "history_diverged", 0, 1)
-ops_err("append-new-int-vs-float", "1 and 1.0 are different messages.", ["T-APPENDNEW-1", "C-NUM-1"], entry("e1", None, 1, 1),
-        [{"step": "append_new", "history": [1.0, 2], "timestamp": 1}], "history_diverged", 0, 0)
-ops_err("append-new-length-first", "The length rule comes first: a one-message history against a two-entry path diverges at 1.", ["T-APPENDNEW-1"],
-        entry("e1", None, "a", 1) + "\n" + entry("e2", "e1", "b", 2), [{"step": "append_new", "history": ["X"], "timestamp": 1}],
-        "history_diverged", 0, 1)
-ops_err("append-new-empty-history", "An empty history against a non-empty path diverges at 0.", ["T-APPENDNEW-1"], forked,
-        [{"step": "append_new", "history": [], "timestamp": 1}], "history_diverged", 0, 0)
-ops_err("id-space-exhausted", "Appending after e18446744073709551615 fails.", ["T-NEXT-1"], entry("e18446744073709551615", None, "a", 1),
-        [{"step": "append", "message": "b", "timestamp": 2}], "id_space_exhausted", 0)
-ops_err("error-stops-sequence", "The first failing step is reported with its index.", ["T-ERR-1", "T-OPS-1"], forked,
-        [{"step": "append", "message": "x", "timestamp": 1}, {"step": "seek", "id": "e6"}, {"step": "seek", "id": "missing"},
-         {"step": "checkpoint", "label": "never"}], "unknown_entry", 2)
+# ---- multiplicity and order (issue 12 item 7): relabels, labels on several entries,
+# append_new appending 0, 1 and several, with distinguishable plain-string messages.
+plain = "\n".join([entry("e1", None, "one", 1), entry("e2", "e1", "two", 2), entry("e3", "e1", "three", 3)])
+ops_ok("relabel-three-times-plain", "Three checkpoints on one head (plain string messages): only the last label stays; "
+       "the replaced ones find nothing.", ["T-CHECKPOINT-1", "T-SEEKCP-1"], plain,
+       [{"step": "checkpoint", "label": "a"}, {"step": "checkpoint", "label": "b"}, {"step": "checkpoint", "label": "c"},
+        {"step": "seek", "id": "e1"}, {"step": "seek_checkpoint", "label": "c"}, {"step": "seek_checkpoint", "label": "a"},
+        {"step": "append", "message": "four", "timestamp": 4}], tags=["multiplicity"])
+ops_ok("one-label-three-entries", "The same label set on three entries in the order e3, e1, e2: seek_checkpoint takes e3, the latest in FILE order.",
+       ["T-CHECKPOINT-1", "T-SEEKCP-1", "T-OPS-1"], plain,
+       [{"step": "checkpoint", "label": "x"}, {"step": "seek", "id": "e1"}, {"step": "checkpoint", "label": "x"},
+        {"step": "seek", "id": "e2"}, {"step": "checkpoint", "label": "x"}, {"step": "seek", "id": "e1"},
+        {"step": "seek_checkpoint", "label": "x"}, {"step": "append", "message": "four", "timestamp": 4}], tags=["multiplicity"])
+inspect_ok("tree/load", "labels-several-each", "Two labels each carried by two entries, and a third by one: each maps to its latest carrier.",
+           ["T-SEEKCP-1", "T-OPS-1"],
+           "\n".join([entry("e1", None, "one", 1, "p"), entry("e2", "e1", "two", 2, "q"), entry("e3", "e1", "three", 3, "p"),
+                       entry("e4", "e2", "four", 4, "q"), entry("e5", "e4", "five", 5, "r")]), tags=["multiplicity"])
+ops_ok("append-new-zero-one-many", "append_new appending 0, then 1, then 3 distinct messages: counts 0, 1, 3, ids in order.",
+       ["T-APPENDNEW-1", "T-APPEND-1"], plain,
+       [{"step": "append_new", "history": ["one", "three"], "timestamp": 5},
+        {"step": "append_new", "history": ["one", "three", "four"], "timestamp": 6},
+        {"step": "append_new", "history": ["one", "three", "four", "five", "six", "seven"], "timestamp": 7}], tags=["multiplicity"])
+ops_ok("appends-after-two-seeks", "Two forks from the same entry: its children list both, in order.", ["T-SEEK-1", "T-APPEND-1", "T-TIPS-1"], plain,
+       [{"step": "seek", "id": "e2"}, {"step": "append", "message": "left", "timestamp": 8},
+        {"step": "seek", "id": "e2"}, {"step": "append", "message": "right", "timestamp": 9}], tags=["multiplicity"])
+
+# ---- failing steps (T-ERR-1): the error is the step's element of results, the tree is
+# unchanged by it (the saved tree and the next append's id and parent show it), and the
+# later steps run.
+nxt = lambda msg="after", ts=50: {"step": "append", "message": msg, "timestamp": ts}  # noqa: E731
+
+
+def nest(n):
+    """A message nested n levels deep: [[...[0]...]]."""
+    v = 0
+    for _ in range(n):
+        v = [v]
+    return v
+
+
+ops_fail("seek-unknown", "A seek to an id that does not exist fails; the head stays, so the next append hangs off e5.",
+         ["T-SEEK-1", "T-ERR-1"], forked, [{"step": "seek", "id": "e9"}, nxt()], {0: "unknown_entry"})
+ops_fail("checkpoint-empty", "A checkpoint on an empty tree fails and labels nothing; a later checkpoint labels the new entry.",
+         ["T-CHECKPOINT-1", "T-ERR-1"], "",
+         [{"step": "checkpoint", "label": "x"}, nxt(), {"step": "checkpoint", "label": "y"}], {0: "empty_session"})
+ops_fail("seek-checkpoint-unknown", "seek_checkpoint to a label nobody carries fails and leaves the head on the new entry.",
+         ["T-SEEKCP-1", "T-ERR-1"], forked,
+         [{"step": "append", "message": "x", "timestamp": 1}, {"step": "seek_checkpoint", "label": "nope"}, nxt()], {1: "unknown_checkpoint"})
+ops_fail("append-new-shorter", "A history shorter than the path diverges at its length; nothing is appended.", ["T-APPENDNEW-1", "T-ERR-1"], forked,
+         [{"step": "append_new", "history": [U("draft a plan")], "timestamp": 1}, {"step": "save_load"}], {0: ("history_diverged", 1)})
+ops_fail("append-new-differs", "A history that differs diverges at the first differing index; its new tail is NOT appended.",
+         ["T-APPENDNEW-1", "T-ERR-1"], forked,
+         [{"step": "append_new", "history": [U("draft a plan"), A("plan A (compacted)"), U("make it a library"), A("library plan"), U("new")],
+           "timestamp": 1}, nxt()], {0: ("history_diverged", 1)})
+ops_fail("append-new-int-vs-float", "1 and 1.0 are different messages.", ["T-APPENDNEW-1", "C-NUM-1"], entry("e1", None, 1, 1),
+         [{"step": "append_new", "history": [1.0, 2], "timestamp": 1}, {"step": "append_new", "history": [1, 2], "timestamp": 2}],
+         {0: ("history_diverged", 0)})
+ops_fail("append-new-length-first", "The length rule comes first: a one-message history against a two-entry path diverges at 1.",
+         ["T-APPENDNEW-1"], entry("e1", None, "a", 1) + "\n" + entry("e2", "e1", "b", 2),
+         [{"step": "append_new", "history": ["X"], "timestamp": 1}, nxt()], {0: ("history_diverged", 1)})
+ops_fail("append-new-empty-history", "An empty history against a non-empty path diverges at 0.", ["T-APPENDNEW-1"], forked,
+         [{"step": "append_new", "history": [], "timestamp": 1}, nxt()], {0: ("history_diverged", 0)})
+ops_fail("id-space-exhausted", "Appending after e18446744073709551615 fails; the tree keeps its one entry and the next step still runs.",
+         ["T-NEXT-1", "T-ERR-1"], entry("e18446744073709551615", None, "a", 1),
+         [{"step": "append", "message": "b", "timestamp": 2}, {"step": "checkpoint", "label": "kept"}], {0: "id_space_exhausted"})
+ops_fail("append-new-id-space-all-or-nothing", "append_new needing two ids with one left fails and appends NOT EVEN the first; one append still fits.",
+         ["T-APPENDNEW-1", "T-NEXT-1", "T-ERR-1"], entry("e18446744073709551614", None, "a", 1),
+         [{"step": "append_new", "history": ["a", "b", "c"], "timestamp": 2}, {"step": "append_new", "history": ["a", "b"], "timestamp": 3}],
+         {0: "id_space_exhausted"})
+ops_fail("append-too-deep", "A message nested 128 levels deep is refused (its entry line would be 129 deep); nothing is appended, "
+         "the next append gets e6 and hangs off e5.", ["T-APPEND-1", "C-DEPTH-1", "T-ERR-1"], forked,
+         [{"step": "append", "message": nest(128), "timestamp": 1}, nxt()], {0: "nesting_too_deep"}, tags=["deep"])
+ops_fail("append-too-deep-before-exhausted", "With no id left, a too-deep message is refused for its depth first (T-APPEND-1 before T-NEXT-1).",
+         ["T-APPEND-1", "T-NEXT-1", "T-ERR-1"], entry("e18446744073709551615", None, "a", 1),
+         [{"step": "append", "message": nest(128), "timestamp": 1}, {"step": "append", "message": "b", "timestamp": 2}],
+         {0: "nesting_too_deep", 1: "id_space_exhausted"}, tags=["deep"])
+ops_ok("append-127-deep", "A message nested 127 levels deep fits: its entry line is 128 deep, and it saves and loads back.",
+       ["T-APPEND-1", "C-DEPTH-1", "T-ROUND-1", "T-LINE-2"], "", [{"step": "append", "message": nest(127), "timestamp": 1}, {"step": "save_load"}],
+       tags=["deep"])
+ops_fail("append-new-too-deep", "append_new whose second new message is 128 deep appends nothing, not even the first.",
+         ["T-APPENDNEW-1", "T-APPEND-1", "T-ERR-1"], forked,
+         [{"step": "append_new", "history": [U("draft a plan"), A("plan A"), U("make it a library"), A("library plan"), "fine", nest(128)],
+           "timestamp": 1}, nxt()], {0: "nesting_too_deep"}, tags=["deep"])
+ops_fail("failures-do-not-stop-the-sequence", "Every step after a failing one runs; each failure is its step's element of results.",
+         ["T-ERR-1", "T-OPS-1"], forked,
+         [{"step": "append", "message": "x", "timestamp": 1}, {"step": "seek", "id": "e6"}, {"step": "seek", "id": "missing"},
+          {"step": "checkpoint", "label": "kept"}, {"step": "seek_checkpoint", "label": "never"}, {"step": "seek", "id": "e1"},
+          {"step": "append_new", "history": ["wrong"], "timestamp": 2}, nxt()],
+         {2: "unknown_entry", 4: "unknown_checkpoint", 6: ("history_diverged", 0)})
+ops_fail("append-new-diverged-then-save", "T-APPENDNEW-1: after a diverged append_new, the saved tree is byte for byte the loaded one.",
+         ["T-APPENDNEW-1", "T-SAVE-1", "T-ERR-1"], forked,
+         [{"step": "append_new", "history": [U("draft a plan"), A("plan B"), U("x"), A("y"), U("z")], "timestamp": 9}, {"step": "save_load"}],
+         {0: ("history_diverged", 1)})
 add("tree/ops", "load-error-wins", "A tree that does not load reports its load error, whatever the steps.", ["T-ERR-1"],
     entry("e1", "e0", "a", 1), [{"op": {"op": "tree_apply", "ops": [{"step": "seek", "id": "x"}]}, "expect": {"error": {"code": "unknown_parent", "line": 1}}}])
+
+
+# Vectors that sit on a departure from yoagent 0.26's Session (SPEC.md appendix "Departures
+# from the seed and from yoagent"); tagged here so a rebuild keeps the tags.
+DEPARTS_FROM_YOAGENT = {
+    # T-NEXT-1: yoagent's counter wraps to e0 (release) or panics (debug) after e18446744073709551615
+    "tree/ops/id-space-exhausted", "tree/ops/append-new-id-space-all-or-nothing", "tree/load/numbered-id-u64-max",
+    # T-SAVE-1: yoagent writes the message in its struct's member order, not as canonical JSON
+    "tree/ops/save-format",
+    # T-APPEND-1: yoagent appends a message too deep to load back, and stamps the clock instead of the given time
+    "tree/ops/append-too-deep", "tree/ops/append-new-too-deep", "tree/ops/append-empty",
+    # T-LINE-2: serde_json (yoagent's reader) refuses a line 128 deep, which C-DEPTH-1 allows
+    "tree/ops/append-127-deep",
+    # T-ENTRY-1: a message is any JSON value, not yoagent's typed AgentMessage
+    "tree/load/message-any-json",
+    # T-ERR-1: yoagent's duplicate and unknown-parent errors carry no line; step errors abort the caller
+    "tree/ops/load-error-wins", "tree/ops/failures-do-not-stop-the-sequence",
+}
 
 
 def write():
     os.makedirs(ROOT, exist_ok=True)
     total = 0
+    used = set()
+    for group, cases in FILES.items():
+        for c in cases:
+            if group + "/" + c["name"] in DEPARTS_FROM_YOAGENT:
+                c["tags"] = c.get("tags", []) + ["departs-from-yoagent"]
+                used.add(group + "/" + c["name"])
+    assert used == DEPARTS_FROM_YOAGENT, sorted(DEPARTS_FROM_YOAGENT - used)
     for group, cases in sorted(FILES.items()):
         path = os.path.join(os.path.dirname(ROOT), group + ".json")
         assert len({c["name"] for c in cases}) == len(cases), group

@@ -109,24 +109,41 @@ class Tree:
         return "\n".join(lines)
 
     def step(self, st):
+        """One step of tree_apply; a failing step returns {"error": {...}} and changes
+        nothing (SPEC T-OPS-1 / T-ERR-1), checked before anything is changed."""
         k = st["step"]
         if k == "append":
+            if depth(st["message"]) > 127:
+                return err("nesting_too_deep")
+            if self.counter == U64_MAX:
+                return err("id_space_exhausted")
             return self.append(st["message"], st["timestamp"])
         if k == "seek":
-            assert self.find(st["id"]) is not None
+            if self.find(st["id"]) is None:
+                return err("unknown_entry")
             self.head = st["id"]
         elif k == "checkpoint":
-            assert self.head is not None
+            if self.head is None:
+                return err("empty_session")
             self.find(self.head)["label"] = st["label"]
         elif k == "seek_checkpoint":
             hits = [e for e in self.entries if e["label"] == st["label"]]
-            assert hits
+            if not hits:
+                return err("unknown_checkpoint")
             self.head = hits[-1]["id"]
         elif k == "append_new":
             path = [canon(self.find(i)["message"]) for i in self.path_ids()]
             hist = st["history"]
-            assert len(hist) >= len(path) and all(canon(h) == p for h, p in zip(hist, path))
+            if len(hist) < len(path):  # the length rule comes first
+                return err("history_diverged", len(hist))
+            for i, p in enumerate(path):
+                if canon(hist[i]) != p:
+                    return err("history_diverged", i)
             new = hist[len(path):]
+            if any(depth(m) > 127 for m in new):
+                return err("nesting_too_deep")
+            if self.counter + len(new) > U64_MAX:
+                return err("id_space_exhausted")
             for m in new:
                 self.append(m, st["timestamp"])
             return len(new)
@@ -134,6 +151,22 @@ class Tree:
             t = Tree.load(self.save())
             self.entries, self.head, self.counter = t.entries, t.head, t.counter
         return None
+
+
+def depth(v):
+    """Nesting depth: 0 for a scalar, 1 + the deepest member for a container."""
+    if isinstance(v, dict):
+        return 1 + max((depth(x) for x in v.values()), default=0)
+    if isinstance(v, list):
+        return 1 + max((depth(x) for x in v), default=0)
+    return 0
+
+
+def err(code, index=None):
+    e = {"code": code}
+    if index is not None:
+        e["index"] = index
+    return {"error": e}
 
 
 def apply(text, steps):

@@ -104,6 +104,22 @@ class Base(unittest.TestCase):
         self.assertIsNone(value["event_id"])
         return value
 
+    def assertStepError(self, op, data, step, code, index=None):
+        """T-ERR-1: a failed step is its element of results, {"error":{"code"}} (plus
+        "index" for history_diverged); the operation itself succeeds, the tree is
+        unchanged by the step, and every other step still runs."""
+        kind, value = self.run_op(op, data)
+        self.assertEqual(kind, "result", value)
+        self.assertEqual(len(value["results"]), len(op["ops"]), value)
+        want = {"code": code} if index is None else {"code": code, "index": index}
+        self.assertEqual(value["results"][step], {"error": want}, value)
+        # the same sequence without the failed step gives the same tree
+        others = [s for i, s in enumerate(op["ops"]) if i != step]
+        kind2, without = self.run_op(apply_op(*others), data)
+        self.assertEqual(kind2, "result", without)
+        self.assertEqual(without["tree"], value["tree"])
+        return value
+
     def load_error(self, data, code, line):
         """A load error reports its line and no sequence (T-LINE-2, T-ERR-1)."""
         for op in (INSPECT, apply_op()):
@@ -415,11 +431,9 @@ class NextIdTest(Base):
             '"message":"x","timestamp":0}'})
         full = r["tree"].encode()
         self.assertEqual(self.inspect(full)["next_id"], None)   # no next id exists
-        self.assertError(apply_op(append("y")), full, "id_space_exhausted", line=None, sequence=0)
-        self.assertError(apply_op(append("x"), append("y")), near, "id_space_exhausted",
-                         line=None, sequence=1)
-        self.assertError(apply_op(append_new([1, 2, 3])), near, "id_space_exhausted",
-                         sequence=0)
+        self.assertStepError(apply_op(append("y")), full, 0, "id_space_exhausted")
+        self.assertStepError(apply_op(append("x"), append("y")), near, 1, "id_space_exhausted")
+        self.assertStepError(apply_op(append_new([1, 2, 3])), near, 0, "id_space_exhausted")
         # append_new that needs no new id does not exhaust anything
         self.assertResult(apply_op(append_new([1])), near, {"results": [0], "tree":
                           '{"id":"e18446744073709551614","parent_id":null,"message":1,"timestamp":0}'})
@@ -462,10 +476,9 @@ class StepTest(Base):
             "tree": ABCD_SAVED + '\n{"id":"e1","parent_id":"d","message":"z","timestamp":0}'})
 
     def test_unknown_entry(self):
-        self.assertError(apply_op(append(1), seek("nope")), ABCD, "unknown_entry",
-                         line=None, sequence=1)
-        self.assertError(apply_op(seek("")), ABCD, "unknown_entry", sequence=0)
-        self.assertError(apply_op(seek("a")), b"", "unknown_entry", sequence=0)
+        self.assertStepError(apply_op(append(1), seek("nope")), ABCD, 1, "unknown_entry")
+        self.assertStepError(apply_op(seek("")), ABCD, 0, "unknown_entry")
+        self.assertStepError(apply_op(seek("a")), b"", 0, "unknown_entry")
         # an id loaded by the append of an earlier step can be sought
         self.assertResult(apply_op(append(1), seek("a"), seek("e1")), ABCD, {
             "results": ["e1", None, None],
@@ -485,8 +498,8 @@ class StepTest(Base):
             "children": {"a": ["b", "d"], "b": ["c"], "c": [], "d": []},
             "entry_count": 4, "labels": {"new": "d"}, "next_id": "e1"})
         # empty_session on an empty tree
-        self.assertError(apply_op(checkpoint("x")), b"", "empty_session", line=None, sequence=0)
-        self.assertError(apply_op(checkpoint("x")), b"\n \n", "empty_session", sequence=0)
+        self.assertStepError(apply_op(checkpoint("x")), b"", 0, "empty_session")
+        self.assertStepError(apply_op(checkpoint("x")), b"\n \n", 0, "empty_session")
         # the label "" is a label
         kind, r = self.run_op(apply_op(checkpoint(""), seek("a"), seek_cp("")), ABCD)
         self.assertEqual(r["tree"].split("\n")[3],
@@ -515,9 +528,9 @@ class StepTest(Base):
         self.assertEqual(r["results"], ["e1", None, None, None, "e2"])
         self.assertEqual(r["tree"].split("\n")[-1],
                          '{"id":"e2","parent_id":"e1","message":2,"timestamp":0}')
-        self.assertError(apply_op(seek_cp("nope")), ABCD, "unknown_checkpoint", sequence=0)
-        self.assertError(apply_op(seek_cp("")), ABCD, "unknown_checkpoint", sequence=0)
-        self.assertError(apply_op(seek_cp("cp")), b"", "unknown_checkpoint", sequence=0)
+        self.assertStepError(apply_op(seek_cp("nope")), ABCD, 0, "unknown_checkpoint")
+        self.assertStepError(apply_op(seek_cp("")), ABCD, 0, "unknown_checkpoint")
+        self.assertStepError(apply_op(seek_cp("cp")), b"", 0, "unknown_checkpoint")
         # labels loaded from the file count; loaded later lines win
         data = tree_file(line(id="p", message=1, timestamp=0, label="L"),
                          line(id="q", message=1, timestamp=0, label="L"),
@@ -549,19 +562,13 @@ class StepTest(Base):
     def test_history_diverged(self):
         # shorter than the path: index = len(history), even if an earlier
         # element also differs (the length rule comes first)
-        self.assertError(apply_op(append_new([])), ABCD, "history_diverged",
-                         line=None, sequence=0, index=0)
-        self.assertError(apply_op(append_new(["m-a"])), ABCD, "history_diverged",
-                         sequence=0, index=1)
-        self.assertError(apply_op(append_new(["WRONG"])), ABCD, "history_diverged",
-                         sequence=0, index=1)
+        self.assertStepError(apply_op(append_new([])), ABCD, 0, "history_diverged", index=0)
+        self.assertStepError(apply_op(append_new(["m-a"])), ABCD, 0, "history_diverged", index=1)
+        self.assertStepError(apply_op(append_new(["WRONG"])), ABCD, 0, "history_diverged", index=1)
         # first differing index
-        self.assertError(apply_op(append_new(["X", "Y", "z"])), ABCD, "history_diverged",
-                         sequence=0, index=0)
-        self.assertError(apply_op(append(1), append_new(["m-a", "m-d", 1.0, 5])), ABCD,
-                         "history_diverged", sequence=1, index=2)     # 1 vs 1.0 differ
-        self.assertError(apply_op(seek("c"), append_new(["m-a", "m-c", "m-c"])), ABCD,
-                         "history_diverged", sequence=1, index=1)
+        self.assertStepError(apply_op(append_new(["X", "Y", "z"])), ABCD, 0, "history_diverged", index=0)
+        self.assertStepError(apply_op(append(1), append_new(["m-a", "m-d", 1.0, 5])), ABCD, 1, "history_diverged", index=2)     # 1 vs 1.0 differ
+        self.assertStepError(apply_op(seek("c"), append_new(["m-a", "m-c", "m-c"])), ABCD, 1, "history_diverged", index=1)
 
     def test_messages_compare_by_canonical_text(self):
         data = line(id="a", message={"b": [1, "\u00e9"], "a": 1e16}, timestamp=0)
@@ -575,8 +582,7 @@ class StepTest(Base):
                       {"a": 1e16, "b": [1.0, "\u00e9"]},
                       {"a": 1e16, "b": [1, "\u00e9"], "c": None}):
             with self.subTest(other=other):
-                self.assertError(apply_op(append_new([other])), data, "history_diverged",
-                                 sequence=0, index=0)
+                self.assertStepError(apply_op(append_new([other])), data, 0, "history_diverged", index=0)
         # raw escapes in the tree file vs the step: same value, same text
         esc = b'{"id":"a","message":"\\u00e9\\/\\ud83d\\ude00","timestamp":0}'
         self.assertResult(apply_op(append_new(["\u00e9/\U0001F600", "n"])), esc, {
@@ -591,11 +597,17 @@ class StepTest(Base):
         self.assertEqual(len(t.entries), 4)
         self.assertEqual(t.next_id(), "e1")
 
-    def test_first_failing_step_is_the_result(self):
-        # 15.2: the first failing step stops; earlier effects are discarded
-        e = self.assertError(apply_op(append(1), append(2), seek_cp("nope"), append(3)), ABCD,
-                             "unknown_checkpoint", line=None, sequence=2)
-        self.assertIsNone(e["column"])
+    def test_failed_steps_do_not_stop_the_sequence(self):
+        # T-ERR-1: each failed step is its element of results; the others all run
+        r = self.assertStepError(apply_op(append(1), append(2), seek_cp("nope"), append(3)), ABCD,
+                                 2, "unknown_checkpoint")
+        self.assertEqual(r["results"], ["e1", "e2", {"error": {"code": "unknown_checkpoint"}}, "e3"])
+        kind, r = self.run_op(apply_op(seek("zz"), checkpoint("L"), append_new(["x"]), seek_cp("L")), ABCD)
+        self.assertEqual(kind, "result", r)
+        self.assertEqual(r["results"], [{"error": {"code": "unknown_entry"}}, None,
+                                        {"error": {"code": "history_diverged", "index": 1}}, None])
+        # the checkpoint labelled the head d (the failed seek did not move it)
+        self.assertEqual(tr.load(r["tree"].encode()).inspect()["labels"], {"cp": "c", "L": "d"})
 
     def test_save_load_step(self):
         # T-ROUND-1 via the step: extra members are dropped, labels kept,
@@ -631,18 +643,15 @@ class SaveTest(Base):
         self.assertEqual(tr.load(b'{"id":"","message":"","timestamp":1}').save(),
                          '{"id":"","parent_id":null,"message":"","timestamp":1}')
 
-    def test_save_load_of_a_too_deep_message(self):
-        # Not decided by SPEC.md: a step message 128 deep saves as a line of
-        # depth 129, which T-LINE-2 / C-DEPTH-1 reject when loading it back.
-        # This implementation saves it anyway and reports the reload error
-        # at the save_load step, keeping the line.
+    def test_append_of_a_too_deep_message(self):
+        # T-APPEND-1: a message 128 deep would save as a line 129 deep, which
+        # C-DEPTH-1 rejects on load: the append is refused and appends nothing.
         deep = jr.parse_text(b"[" * 128 + b"]" * 128)
-        kind, r = self.run_op(apply_op(append(deep)), b"")
-        self.assertEqual(kind, "result")
-        self.assertEqual(r["tree"], '{"id":"e1","parent_id":null,"message":' + "[" * 128
-                         + "]" * 128 + ',"timestamp":0}')
-        self.assertError(apply_op(append(deep), SAVE_LOAD), b"", "nesting_too_deep",
-                         line=1, sequence=1)
+        r = self.assertStepError(apply_op(append(deep), append("next")), b"", 0, "nesting_too_deep")
+        self.assertEqual(r["results"][1], "e1")
+        r = self.assertStepError(apply_op(append_new(["m-a", "m-d", "ok", deep])), ABCD, 0,
+                                 "nesting_too_deep")
+        self.assertEqual(r["tree"], ABCD_SAVED)
         ok = jr.parse_text(b"[" * 127 + b"]" * 127)
         self.assertResult(apply_op(append(ok), SAVE_LOAD), b"", {"results": ["e1", None], "tree":
                           '{"id":"e1","parent_id":null,"message":' + "[" * 127 + "]" * 127
@@ -688,9 +697,8 @@ class OperationTest(Base):
                     tr.run_operation(op, ABCD)
 
     def test_error_object(self):
-        kind, e = tr.run_operation(apply_op(append_new(["m-a"])), ABCD)
-        self.assertEqual((kind, e["code"], e["index"], e["sequence"], e["line"]),
-                         ("error", "history_diverged", 1, 0, None))
+        kind, r = tr.run_operation(apply_op(append_new(["m-a"])), ABCD)
+        self.assertEqual((kind, r["results"]), ("result", [{"error": {"code": "history_diverged", "index": 1}}]))
         kind, e = tr.run_operation(INSPECT, b"{}\n\xff")
         self.assertEqual(e, {"code": "malformed_entry", "message": e["message"], "line": 1,
                              "column": None, "sequence": None, "event_id": None})
@@ -735,11 +743,11 @@ class AdapterTreeTest(unittest.TestCase):
         by_id = {r["id"]: r for r in replies[1:]}
         self.assertEqual(by_id[1]["result"]["labels"], {"cp": "c"})
         self.assertEqual(by_id[2]["result"]["results"], [None, "e1"])
-        self.assertEqual(by_id[3]["error"]["code"], "history_diverged")
-        self.assertEqual((by_id[3]["error"]["sequence"], by_id[3]["error"]["index"]), (1, 1))
+        self.assertEqual(by_id[3]["result"]["results"],
+                         ["e1", {"error": {"code": "history_diverged", "index": 1}}])
         self.assertEqual((by_id[4]["error"]["code"], by_id[4]["error"]["line"]), ("malformed_entry", 3))
         self.assertNotIn("index", by_id[4]["error"])
-        self.assertEqual((by_id[5]["error"]["code"], by_id[5]["error"]["sequence"]), ("unknown_entry", 0))
+        self.assertEqual(by_id[5]["result"]["results"], [{"error": {"code": "unknown_entry"}}])
         self.assertEqual(by_id[6]["result"]["tree"],
                          '{"id":"e1","parent_id":null,"message":' + "[" * 127 + "]" * 127
                          + ',"timestamp":0}')
@@ -757,8 +765,8 @@ class AdapterTreeTest(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(json.loads(p.stdout)["results"], [None, "e1"])
         p = self.oneshot(["tree_apply", "--ops", json.dumps([append_new([])])], ABCD)
-        self.assertEqual(p.returncode, 1, p.stderr)
-        self.assertEqual(json.loads(p.stdout)["index"], 0)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["results"], [{"error": {"code": "history_diverged", "index": 0}}])
         p = self.oneshot(["tree_apply", "--ops", "[]"], b"\xff")
         self.assertEqual((p.returncode, json.loads(p.stdout)["code"]), (1, "invalid_utf8"))
         self.assertEqual(self.oneshot(["tree_apply", "--ops", "[nope"], ABCD).returncode, 2)

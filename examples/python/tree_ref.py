@@ -103,6 +103,28 @@ class Entry(object):
         return self._canon
 
 
+def _depth(value):
+    """Nesting depth: 0 for a scalar, 1 for a container of scalars (iterative)."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict):
+            v = list(v.values())
+        if isinstance(v, list):
+            d += 1
+            deepest = max(deepest, d)
+            stack.extend((x, d) for x in v)
+    return deepest
+
+
+def _check_depth(message):
+    """T-APPEND-1: the entry line of a message deeper than 127 would break
+    C-DEPTH-1 (the saved tree would not load)."""
+    if _depth(message) > jr.MAX_DEPTH - 1:
+        raise TreeError("nesting_too_deep",
+                        "the message is nested deeper than %d levels" % (jr.MAX_DEPTH - 1))
+
+
 class Tree(object):
     """A loaded session tree: entries in file order, an id index, the head,
     the next-id counter, and a label index (label -> positions)."""
@@ -147,6 +169,7 @@ class Tree(object):
     # ---- 15.2 operations
     def append(self, message, timestamp):
         """T-APPEND-1."""
+        _check_depth(message)
         new_id = self.next_id()
         if new_id is None:
             raise TreeError("id_space_exhausted",
@@ -216,6 +239,8 @@ class Tree(object):
                 raise TreeError("history_diverged",
                                 "history differs from the path at index %d" % i, index=i)
         new = history[len(path):]
+        for message in new:        # every depth check before the id check
+            _check_depth(message)
         if len(new) > U64_MAX - self.counter:
             raise TreeError("id_space_exhausted",
                             "appending %d entries would go beyond e%d" % (len(new), U64_MAX))
@@ -365,9 +390,19 @@ def _check_steps(steps):
             raise jr.OperationError("ops[%d]: history must be an array" % i)
 
 
+def _step_error(exc):
+    """T-ERR-1: a failed step's element of results: its code, and `index` for
+    history_diverged (nothing else, so results compare exactly)."""
+    e = {"code": exc.code}
+    if exc.index is not None:
+        e["index"] = exc.index
+    return {"error": e}
+
+
 def apply_steps(tree, steps):
-    """T-OPS-1 tree_apply on a loaded tree.  The first failing step stops
-    the sequence; its error carries `sequence` = the step's index (T-ERR-1)."""
+    """T-OPS-1 tree_apply on a loaded tree.  A failing step changes nothing
+    (every step checks before it changes anything), its element of results is
+    {"error": {"code": ...}} (T-ERR-1), and the remaining steps go on."""
     _check_steps(steps)
     results = []
     for i, step in enumerate(steps):
@@ -390,8 +425,7 @@ def apply_steps(tree, steps):
                 tree = load(tree.save().encode("utf-8"))
                 results.append(None)
         except TreeError as exc:
-            exc.sequence = i
-            raise
+            results.append(_step_error(exc))
     return {"results": results, "tree": tree.save()}
 
 
