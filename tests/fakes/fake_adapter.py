@@ -4,7 +4,8 @@
 Usage: fake_adapter.py MODE REFERENCE_BINARY [MARKER]
 
 Proxy modes forward every request to `REFERENCE_BINARY serve` and break ONE thing in the
-answers; fault modes misbehave at the protocol level. MARKER is ignored (tests use it to
+answers (several proxy faults combine as FAULT+FAULT: `wrong-stop+accept-gaps`); fault
+modes misbehave at the protocol level. MARKER is ignored (tests use it to
 find leftover processes).
 """
 import json
@@ -89,4 +90,24 @@ for line in sys.stdin:
     elif mode == "no-error-id":
         if "error" in answer:
             answer.pop("id")
+    # Faults for the differential phase; several combine as FAULT+FAULT.
+    faults = set(mode.split("+"))
+    op = msg.get("op", {}).get("op")
+    r = answer.get("result")
+    if "wrong-stop" in faults and op == "replay" and isinstance(r, dict):
+        if isinstance(r.get("stop_reason"), str):
+            r["stop_reason"] = r["stop_reason"] + "!"
+    if "drop-tools" in faults and op == "replay" and isinstance(r, dict):
+        r["tool_results"] = []
+    if "accept-gaps" in faults and answer.get("error", {}).get("code") == "sequence_gap":
+        answer = {"id": answer["id"], "result": {"event_count": 0}}
+    if "tree-tips-reversed" in faults and op == "tree_inspect" and isinstance(r, dict):
+        r["branch_tips"] = list(reversed(r["branch_tips"]))
+    if "tree-save-newline" in faults and op == "tree_apply" and isinstance(r, dict):
+        if r.get("tree"):
+            r["tree"] = r["tree"] + "\n"
+    if "canonical-ascii" in faults and op == "canonical" and isinstance(r, str):
+        answer["result"] = "".join(
+            c if ord(c) < 0x80 else json.dumps(c)[1:-1] for c in r
+        )
     out(answer)
