@@ -295,7 +295,7 @@ pub fn classify(
     known: &BTreeSet<String>,
 ) -> Option<Disagreement> {
     let message = vectors::compare(want, got)?;
-    let code_rule = |c: &str| ErrorCode::from_str_code(c).map(|c| c.rule().to_owned());
+    let code_rule = |c: &str| code_rule(&t.op, c);
     Some(match (want, got) {
         (Expect::Result { value, .. }, Answer::Result(v)) => {
             let diffs = differences(value, v);
@@ -401,6 +401,23 @@ pub fn classify(
     })
 }
 
+/// The rule of an error code for an operation: tree files have their own rules for
+/// the codes they share with journals (T-PARENT-1, T-LINE-2), otherwise
+/// [`ErrorCode::rule`].
+pub fn code_rule(op: &Operation, code: &str) -> Option<String> {
+    let c = ErrorCode::from_str_code(code)?;
+    let tree = matches!(op, Operation::TreeInspect | Operation::TreeApply { .. });
+    let wire_or_json = c.rule().starts_with("W-") || c.rule().starts_with("C-");
+    Some(
+        match c {
+            ErrorCode::UnknownParent if tree => "T-PARENT-1",
+            _ if tree && wire_or_json => "T-LINE-2",
+            _ => c.rule(),
+        }
+        .to_owned(),
+    )
+}
+
 /// The rule a wrong error code is attributed to: precedence (J-ORDER-1 within a
 /// line, O-ORDER-1 between journal and operation errors) when the adapter reported
 /// another defect the generator planted where the precedence rule decides between
@@ -422,9 +439,9 @@ fn order_rule(t: &Trial, want: &str, want_line: Option<u64>, got: &str) -> Strin
                 return "J-ORDER-1".into();
             }
         }
-        return w.rule().to_owned();
+        return code_rule(&t.op, w.as_str()).unwrap_or_else(|| w.rule().to_owned());
     }
-    want_code.map_or("O-ERR-1".into(), |c| c.rule().to_owned())
+    code_rule(&t.op, want).unwrap_or_else(|| "O-ERR-1".into())
 }
 
 /// The rule a wrong location is attributed to.
@@ -495,9 +512,8 @@ fn element<'a>(v: &'a Value, seg: &[String]) -> Option<&'a Value> {
     Some(cur)
 }
 
-fn step_error_code(v: Option<&Value>) -> Option<String> {
-    let code = v?.get("error")?.get("code")?.as_str()?;
-    ErrorCode::from_str_code(code).map(|c| c.rule().to_owned())
+fn step_error_code(op: &Operation, v: Option<&Value>) -> Option<String> {
+    code_rule(op, v?.get("error")?.get("code")?.as_str()?)
 }
 
 /// The rule a difference at `ptr` in a result is attributed to.
@@ -516,7 +532,7 @@ pub fn result_rule(op: &Operation, ptr: &str, want: &Value, got: &Value) -> Opti
             Some("results") => {
                 let i = seg.get(1).and_then(|s| s.parse::<usize>().ok());
                 let expected = element(want, &seg[..seg.len().min(2)]);
-                if let Some(r) = step_error_code(expected) {
+                if let Some(r) = step_error_code(op, expected) {
                     return Some(r);
                 }
                 Some(
@@ -550,7 +566,7 @@ pub fn result_rule(op: &Operation, ptr: &str, want: &Value, got: &Value) -> Opti
                 };
                 Some(match i.and_then(|i| steps.get(i)) {
                     Some(StoreStep::Append { .. }) if dup(w) || dup(g) => "S-DUP-1".into(),
-                    Some(StoreStep::Append { .. }) => match step_error_code(w) {
+                    Some(StoreStep::Append { .. }) => match step_error_code(op, w) {
                         Some(r) => r,
                         None if w.and_then(|w| w.get("event_id")).is_some()
                             && g.and_then(|g| g.get("event_id")).is_some() =>
@@ -563,7 +579,7 @@ pub fn result_rule(op: &Operation, ptr: &str, want: &Value, got: &Value) -> Opti
                     Some(StoreStep::AppendBatch { .. }) => "S-BATCH-1".into(),
                     Some(StoreStep::Restart) => "S-RECOVER-1".into(),
                     Some(StoreStep::Checkpoint) => "K-RECORD-1".into(),
-                    Some(StoreStep::Replay) => step_error_code(w)
+                    Some(StoreStep::Replay) => step_error_code(op, w)
                         .or_else(|| lookup(REPLAY_RULES, seg.get(2)))
                         .unwrap_or_else(|| "R-PROJ-1".into()),
                     Some(StoreStep::ReplayFromCheckpoint) => "K-REPLAY-1".into(),

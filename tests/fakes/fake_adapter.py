@@ -95,14 +95,16 @@ for line in sys.stdin:
     op = msg.get("op", {}).get("op")
     r = answer.get("result")
     if "wrong-stop" in faults and op == "replay" and isinstance(r, dict):
-        if isinstance(r.get("stop_reason"), str):
-            r["stop_reason"] = r["stop_reason"] + "!"
+        # No stop reads as "unknown", and a reason gains a "!".
+        reason = r.get("stop_reason")
+        r["stop_reason"] = "unknown" if reason is None else reason + "!"
     if "drop-tools" in faults and op == "replay" and isinstance(r, dict):
         r["tool_results"] = []
     if "accept-gaps" in faults and answer.get("error", {}).get("code") == "sequence_gap":
         answer = {"id": answer["id"], "result": {"event_count": 0}}
     if "tree-tips-reversed" in faults and op == "tree_inspect" and isinstance(r, dict):
         r["branch_tips"] = list(reversed(r["branch_tips"]))
+        r["children"] = {k: list(reversed(v)) for k, v in r["children"].items()}
     if "tree-save-newline" in faults and op == "tree_apply" and isinstance(r, dict):
         if r.get("tree"):
             r["tree"] = r["tree"] + "\n"
