@@ -38,9 +38,11 @@ use crate::vectors::{self, Answer, Case, Check, Expect, InputForm, Level};
 
 /// Adapter faults in a row after which the phase stops (the adapter is dead).
 pub const MAX_CONSECUTIVE_FAULTS: u32 = 3;
-/// Shrink steps per kind, and the time a kind may take to shrink.
+/// Shrink steps per kind, the time a kind may take to shrink, and the time all
+/// kinds together may take (kinds found after it is spent are reported unshrunk).
 const SHRINK_ITERS: u32 = 2048;
-const SHRINK_MS: u32 = 20_000;
+const SHRINK_MS: u64 = 5_000;
+const SHRINK_BUDGET_MS: u64 = 20_000;
 
 /// How to run the phase.
 pub struct DiffOptions<'a> {
@@ -746,13 +748,12 @@ fn diff_into(want: &Value, got: &Value, ptr: String, out: &mut Vec<(String, Stri
 }
 
 /// The pointer part of a kind: array indices become `*`, and only the segments that
-/// decide the rule are kept (one for journals and `tree_inspect`, two for
-/// `tree_apply`'s results, three for `store_apply`'s, none for `canonical`).
+/// decide the rule are kept (one for journals and `tree_inspect`, two for the
+/// results of `tree_apply` and `store_apply`, none for `canonical`).
 fn group_pointer(op: &Operation, ptr: &str) -> String {
     let keep = match op {
         Operation::Canonical | Operation::Fingerprint { .. } => 0,
-        Operation::TreeApply { .. } => 2,
-        Operation::StoreApply { .. } => 3,
+        Operation::TreeApply { .. } | Operation::StoreApply { .. } => 2,
         _ => 1,
     };
     segments(ptr)
@@ -916,11 +917,14 @@ pub fn run(imp: &mut dyn Implementation, opts: &DiffOptions) -> Result<DiffRepor
         }
     }
     let mut kinds = Vec::new();
+    let shrinking = std::time::Instant::now();
     for key in order {
         let mut f = found.remove(&key).expect("every kind was recorded");
         let mut shrunk = false;
-        if let Some(tree) = f.tree.take() {
-            if let Some((t, want, d)) = shrink(imp, tree, &key, opts, &mut report.errored) {
+        let left = SHRINK_BUDGET_MS.saturating_sub(shrinking.elapsed().as_millis() as u64);
+        if let Some(tree) = f.tree.take().filter(|_| left > 0) {
+            let ms = left.min(SHRINK_MS) as u32;
+            if let Some((t, want, d)) = shrink(imp, tree, &key, opts, ms, &mut report.errored) {
                 f.trial = t;
                 f.want = want;
                 f.found = d;
@@ -945,6 +949,7 @@ fn shrink(
     tree: TrialTree,
     key: &(String, &'static str, Option<String>, String),
     opts: &DiffOptions,
+    max_ms: u32,
     errored: &mut u32,
 ) -> Option<(Trial, Expect, Disagreement)> {
     let imp = RefCell::new(imp);
@@ -954,7 +959,7 @@ fn shrink(
         Config {
             failure_persistence: None,
             max_shrink_iters: SHRINK_ITERS,
-            max_shrink_time: SHRINK_MS,
+            max_shrink_time: max_ms,
             ..Config::default()
         },
         case_rng(opts.seed, u32::MAX),

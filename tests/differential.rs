@@ -201,9 +201,9 @@ fn a_known_rule_does_not_hide_a_fault_of_another_rule() {
 }
 
 #[test]
-fn tree_and_canonical_faults_are_found_by_the_new_generators() {
+fn tree_canonical_and_store_faults_are_found_by_the_new_generators() {
     let none = BTreeSet::new();
-    let mut imp = fake("tree-tips-reversed+tree-save-newline+canonical-ascii");
+    let mut imp = fake("tree-tips-reversed+tree-save-newline+canonical-ascii+store-dup-false");
     let r = differential::run(&mut imp, &opts(300, 2, &none)).unwrap();
     let s = summary(&r);
     let has = |op: &str, rule: &str, detail: &str| {
@@ -214,7 +214,8 @@ fn tree_and_canonical_faults_are_found_by_the_new_generators() {
     assert!(has("tree_inspect", "T-TIPS-1", "/"), "{s}");
     assert!(has("tree_apply", "T-SAVE-1", "/tree"), "{s}");
     assert!(has("canonical", "C-STR-2", "/"), "{s}");
-    assert_eq!(r.kinds.len(), 3, "{s}");
+    assert!(has("store_apply", "S-DUP-1", "/results/"), "{s}");
+    assert_eq!(r.kinds.len(), 4, "{s}");
     let mut reference = Reference::default();
     for k in &r.kinds {
         assert_eq!(

@@ -112,4 +112,10 @@ for line in sys.stdin:
         answer["result"] = "".join(
             c if ord(c) < 0x80 else json.dumps(c)[1:-1] for c in r
         )
+    if "store-dup-false" in faults and op == "store_apply" and isinstance(r, dict):
+        # Retries acknowledged as new appends.
+        for item in r["results"]:
+            for ack in item if isinstance(item, list) else [item]:
+                if isinstance(ack, dict) and ack.get("duplicate") is True:
+                    ack["duplicate"] = False
     out(answer)
