@@ -525,49 +525,66 @@ pub fn run(opts: Options, harness: libtest_mimic::Arguments) -> i32 {
     if opts.properties > 0 && !harness.list {
         let mut guard = imp.lock().unwrap_or_else(|p| p.into_inner());
         let t = Instant::now();
-        match crate::differential::run(
-            guard.as_mut(),
-            opts.properties,
-            opts.seed,
-            opts.counterexamples.as_deref(),
-        ) {
-            Ok(out) => match out.counterexample {
-                None => println!(
-                    "\nproperties: {} generated cases agree with the reference (seed {}, {:.2} s)",
-                    out.cases,
+        let known_rules = std::collections::BTreeSet::new();
+        let diff_opts = crate::differential::DiffOptions {
+            cases: opts.properties,
+            seed: opts.seed,
+            fail_fast: false,
+            partition: None,
+            known_rules: &known_rules,
+            counterexamples: opts.counterexamples.as_deref(),
+            max_shrunk_kinds: 16,
+        };
+        match crate::differential::run(guard.as_mut(), &diff_opts) {
+            Ok(out) => {
+                let failing = out.kinds.iter().filter(|k| !k.known).count();
+                println!(
+                    "\nproperties: {} generated cases, {} compared, {} disagreeing, {} distinct kinds, {} errored (seed {}, {:.2} s)",
+                    out.generated,
+                    out.compared,
+                    out.disagreeing,
+                    out.kinds.len(),
+                    out.errored,
                     opts.seed,
                     t.elapsed().as_secs_f64()
-                ),
-                Some((case, why, path)) => {
-                    differential_failed = true;
+                );
+                for (op, why) in &out.skipped_ops {
+                    println!("  not compared: {op}: {why}");
+                }
+                for k in &out.kinds {
                     println!(
-                        "\nproperties: DISAGREEMENT with the reference (seed {}): {why}",
-                        opts.seed
+                        "  {} {}: {}",
+                        if k.known { "KNOWN" } else { "DISAGREEMENT" },
+                        k.id,
+                        k.explanation
                     );
                     println!(
-                        "  shrunk counterexample: {} on {} bytes:",
-                        canonical::to_string(&case.checks[0].op.to_json()),
-                        case.input.len()
+                        "    first at generated case {} (seed {}); input:",
+                        k.first_case, k.seed
                     );
                     print!(
                         "{}",
-                        crate::explain::Preview::of(&case.input).render("    ")
+                        crate::explain::Preview::of(&k.counterexample.input).render("    ")
                     );
                     println!(
-                        "  expected: {}",
-                        canonical::to_string(&case.checks[0].expect.to_json())
+                        "    op {} expected {}",
+                        canonical::to_string(&k.counterexample.checks[0].op.to_json()),
+                        canonical::to_string(&k.counterexample.checks[0].expect.to_json())
                     );
-                    match path {
+                    match &k.path {
                         Some(p) => println!(
-                            "  written as a vector: {} (run it with --corpus)",
+                            "    written as a vector: {} (run it with --corpus)",
                             p.display()
                         ),
                         None => {
-                            println!("  (pass --counterexamples DIR to keep it as a vector file)")
+                            println!("    (pass --counterexamples DIR to keep it as a vector file)")
                         }
                     }
                 }
-            },
+                if failing > 0 || out.errored > 0 {
+                    differential_failed = true;
+                }
+            }
             Err(e) => {
                 eprintln!("error: {e}");
                 differential_failed = true;

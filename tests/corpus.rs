@@ -116,6 +116,13 @@ const NOT_VECTOR_RULES: &[&str] = &[
     "C-IMPL-1",
     "F-FP-3",
     "J-LOC-1",
+    // The differential phase (SPEC.md 13.4): tests/differential.rs.
+    "D-CASES-1",
+    "D-KIND-1",
+    "D-ATTR-1",
+    "D-KNOWN-1",
+    "D-SHRINK-1",
+    "D-FAULT-1",
 ];
 
 #[test]

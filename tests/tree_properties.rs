@@ -5,6 +5,7 @@
 
 use proptest::prelude::*;
 
+use journal_conformance::generate::operations::{label, tree_op as op, TreeOp as Op};
 use journal_conformance::json::Value;
 use journal_conformance::tree::{Step, Tree};
 use journal_conformance::ErrorCode;
@@ -57,37 +58,6 @@ impl Model {
             .map(|id| self.entries[self.find(id).unwrap()].2)
             .collect()
     }
-}
-
-#[derive(Clone, Debug)]
-enum Op {
-    Append(i64),
-    Seek(usize),
-    SeekMissing,
-    Checkpoint(u8),
-    SeekCheckpoint(u8),
-    AppendNewExtend(Vec<i64>),
-    AppendNewDiverge(usize),
-    AppendNewShorter,
-    SaveLoad,
-}
-
-fn op() -> impl Strategy<Value = Op> {
-    prop_oneof![
-        4 => (0i64..5).prop_map(Op::Append),
-        3 => any::<usize>().prop_map(Op::Seek),
-        1 => Just(Op::SeekMissing),
-        2 => (0u8..3).prop_map(Op::Checkpoint),
-        2 => (0u8..3).prop_map(Op::SeekCheckpoint),
-        2 => prop::collection::vec(0i64..5, 0..3).prop_map(Op::AppendNewExtend),
-        1 => any::<usize>().prop_map(Op::AppendNewDiverge),
-        1 => Just(Op::AppendNewShorter),
-        1 => Just(Op::SaveLoad),
-    ]
-}
-
-fn label(n: u8) -> String {
-    ["draft", "review", "final"][n as usize].to_owned()
 }
 
 fn ints(v: &[i64]) -> Vec<Value> {

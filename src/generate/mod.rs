@@ -15,6 +15,7 @@
 //! | [`writer`] | the exact-bytes writer (key order, whitespace, escapes, numbers) |
 //! | [`valid`] | recipe to [`GeneratedJournal`] with its expected projection |
 //! | [`malformed`] | [`Defect`], [`MalformedRecipe`] to [`MalformedJournal`] and its [`Expected`] label |
+//! | [`operations`] | trees with step sequences, JSON texts for `canonical`, store step sequences |
 //! | [`strategies`] | proptest strategies over recipes |
 //! | [`arbitrary_impls`] | `arbitrary` impls over the same recipes |
 //! | [`vector`] | generated journals as vector-format cases |
@@ -68,6 +69,7 @@
 pub mod arbitrary_impls;
 pub mod cli;
 pub mod malformed;
+pub mod operations;
 pub mod recipe;
 pub mod strategies;
 pub mod valid;

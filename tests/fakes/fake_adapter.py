@@ -4,8 +4,8 @@
 Usage: fake_adapter.py MODE REFERENCE_BINARY [MARKER]
 
 Proxy modes forward every request to `REFERENCE_BINARY serve` and break ONE thing in the
-answers (proxy modes combine: `wrong-stop-reason+accept-gaps` plants two independent
-faults); fault modes misbehave at the protocol level. MARKER is ignored (tests use it to
+answers (proxy modes combine as FAULT+FAULT: `wrong-stop-reason+accept-gaps` plants two
+independent faults); fault modes misbehave at the protocol level. MARKER is ignored (tests use it to
 find leftover processes).
 """
 import json
@@ -99,4 +99,30 @@ for line in sys.stdin:
         elif m == "accept-gaps":
             if answer.get("error", {}).get("code") == "sequence_gap":
                 answer = {"id": answer["id"], "result": {"event_count": 0}}
+    # Faults for the differential phase; several combine as FAULT+FAULT.
+    faults = set(mode.split("+"))
+    op = msg.get("op", {}).get("op")
+    r = answer.get("result")
+    if "wrong-stop" in faults and op == "replay" and isinstance(r, dict):
+        # No stop reads as "unknown", and a reason gains a "!".
+        reason = r.get("stop_reason")
+        r["stop_reason"] = "unknown" if reason is None else reason + "!"
+    if "drop-tools" in faults and op == "replay" and isinstance(r, dict):
+        r["tool_results"] = []
+    if "tree-tips-reversed" in faults and op == "tree_inspect" and isinstance(r, dict):
+        r["branch_tips"] = list(reversed(r["branch_tips"]))
+        r["children"] = {k: list(reversed(v)) for k, v in r["children"].items()}
+    if "tree-save-newline" in faults and op == "tree_apply" and isinstance(r, dict):
+        if r.get("tree"):
+            r["tree"] = r["tree"] + "\n"
+    if "canonical-ascii" in faults and op == "canonical" and isinstance(r, str):
+        answer["result"] = "".join(
+            c if ord(c) < 0x80 else json.dumps(c)[1:-1] for c in r
+        )
+    if "store-dup-false" in faults and op == "store_apply" and isinstance(r, dict):
+        # Retries acknowledged as new appends.
+        for item in r["results"]:
+            for ack in item if isinstance(item, list) else [item]:
+                if isinstance(ack, dict) and ack.get("duplicate") is True:
+                    ack["duplicate"] = False
     out(answer)
