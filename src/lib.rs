@@ -30,6 +30,7 @@
 //! | [`differential`] | property-based differential testing, shrunk counterexamples as vectors |
 //! | [`fsutil`] | atomic file writes |
 //! | [`cli`] | the command-line interface |
+//! | [`commands`] | one file per newer subcommand (`test`) |
 //!
 //! ```
 //! use journal_conformance::{event::Profile, replay};
@@ -43,6 +44,7 @@ pub mod adapter;
 pub mod branch;
 pub mod canonical;
 pub mod cli;
+pub mod commands;
 pub mod differential;
 pub mod error;
 pub mod event;

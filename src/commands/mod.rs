@@ -1,0 +1,3 @@
+//! One file per subcommand (new subcommands live here; older ones are in `cli.rs`).
+
+pub mod test;
