@@ -221,8 +221,7 @@ fn is_assignment(word: &str) -> Option<(String, String)> {
 
 /// Split `cmd` into environment assignments and argv (see [`AdapterCommand`]).
 pub fn parse_command(cmd: &str) -> Result<AdapterCommand, String> {
-    let words =
-        shell_words::split(cmd).map_err(|e| format!("adapter command {cmd:?}: {e}"))?;
+    let words = shell_words::split(cmd).map_err(|e| format!("adapter command {cmd:?}: {e}"))?;
     let mut env = Vec::new();
     let mut rest = words.into_iter().peekable();
     while let Some((k, v)) = rest.peek().and_then(|w| is_assignment(w)) {
@@ -273,8 +272,9 @@ impl Limits {
     }
 }
 
-/// Process groups of adapters that are running now (ended on SIGINT/SIGTERM).
-static LIVE_GROUPS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
+/// Process groups of adapters that are running now (ended on SIGINT/SIGTERM), and
+/// whether the runner is shutting down (then no adapter is started any more).
+static LIVE_GROUPS: Mutex<(BTreeSet<i32>, bool)> = Mutex::new((BTreeSet::new(), false));
 
 fn signal_group(pgid: i32, sig: i32) -> bool {
     // SAFETY: kill(2) with a negative pid signals a process group; no memory is touched.
@@ -284,10 +284,11 @@ fn signal_group(pgid: i32, sig: i32) -> bool {
 /// End every adapter process group still running (TERM, `grace`, KILL). Called on
 /// SIGINT/SIGTERM to the runner, just before it exits.
 pub fn end_all_groups(grace: Duration) {
-    let groups: Vec<i32> = LIVE_GROUPS
-        .lock()
-        .map(|g| g.iter().copied().collect())
-        .unwrap_or_default();
+    let groups: Vec<i32> = {
+        let mut g = LIVE_GROUPS.lock().unwrap_or_else(|p| p.into_inner());
+        g.1 = true;
+        g.0.iter().copied().collect()
+    };
     for &g in &groups {
         signal_group(g, libc::SIGTERM);
     }
@@ -501,6 +502,17 @@ impl Group {
         grace: Duration,
     ) -> Result<(Group, ChildStdout, StderrTail), String> {
         use std::os::unix::process::CommandExt;
+        // Spawning and registering happen under the lock, so that a shutdown either
+        // sees this group or refuses to start it.
+        let mut live = LIVE_GROUPS.lock().unwrap_or_else(|p| p.into_inner());
+        if live.1 {
+            // The signal thread is ending every group and exits the process: this
+            // thread must not go on to a verdict.
+            drop(live);
+            loop {
+                std::thread::park();
+            }
+        }
         let mut child = Command::new(&cmd.argv[0])
             .args(&cmd.argv[1..])
             .args(extra)
@@ -512,10 +524,8 @@ impl Group {
             .spawn()
             .map_err(|e| format!("cannot start adapter {:?}: {e}", cmd.argv[0]))?;
         let pgid = child.id() as i32;
-        LIVE_GROUPS
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(pgid);
+        live.0.insert(pgid);
+        drop(live);
         let tail = StderrTail::default();
         tail.drain(child.stderr.take().expect("piped stderr"));
         let stdout = child.stdout.take().expect("piped stdout");
@@ -586,6 +596,7 @@ impl Group {
         LIVE_GROUPS
             .lock()
             .unwrap_or_else(|p| p.into_inner())
+            .0
             .remove(&self.pgid);
     }
 }
@@ -611,7 +622,10 @@ impl Live {
 
     /// The next line, waiting until `deadline`.
     fn recv(&mut self, deadline: Instant, timeout: Duration) -> Result<Vec<u8>, String> {
-        let lines = self.lines.as_ref().ok_or("the adapter's stdout is closed")?;
+        let lines = self
+            .lines
+            .as_ref()
+            .ok_or("the adapter's stdout is closed")?;
         let left = deadline.saturating_duration_since(Instant::now());
         match lines.recv_timeout(left) {
             Ok(r) => r,
@@ -707,10 +721,11 @@ pub fn parse_run_reply(line: &[u8], id: i64) -> Reply {
     if v.get("id").and_then(Value::as_i64) != Some(id) {
         return Reply::Fault(format!(
             "answer for id {} to request id {id}: {}",
-            v.get("id").map_or("(none)".into(), |i| crate::error::shorten(
-                crate::canonical::to_string(i).as_bytes(),
-                40
-            )),
+            v.get("id")
+                .map_or("(none)".into(), |i| crate::error::shorten(
+                    crate::canonical::to_string(i).as_bytes(),
+                    40
+                )),
             crate::error::shorten(line, 120)
         ));
     }

@@ -395,8 +395,7 @@ pub fn run(opts: Options) -> i32 {
     }
     let properties_selected = opts.properties > 0 && opts.selection.admits_properties();
     // The properties phase runs in shard 1 of a partition (its cases are not split yet).
-    let properties_here =
-        properties_selected && opts.partition.is_none_or(|p| p.k_n().0 == 1);
+    let properties_here = properties_selected && opts.partition.is_none_or(|p| p.k_n().0 == 1);
     if before == 0 && !properties_selected {
         eprintln!(
             "error: no case matches the selection (FILTERs, --exact, --skip, --rule, --tag, --level{}); `test --list` shows the cases",
@@ -606,8 +605,7 @@ pub fn run(opts: Options) -> i32 {
                 opts.counterexamples.as_deref(),
             ) {
                 Ok(out) => {
-                    let (recs, summary) =
-                        properties::convert(imp.as_mut(), out, opts.seed, &skips);
+                    let (recs, summary) = properties::convert(imp.as_mut(), out, opts.seed, &skips);
                     for r in &recs {
                         printer.case(r);
                     }

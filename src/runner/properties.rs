@@ -24,7 +24,11 @@ pub fn not_comparable(info: &ImplInfo) -> Option<String> {
             GENERATED_OPS.join(", ")
         ));
     }
-    if !info.profiles.iter().any(|p| p == "core" || p == "trace-0.1") {
+    if !info
+        .profiles
+        .iter()
+        .any(|p| p == "core" || p == "trace-0.1")
+    {
         return Some("the adapter offers neither profile core nor trace-0.1".into());
     }
     None
@@ -63,7 +67,9 @@ pub fn convert(
     rec.id = id;
     rec.group = format!("properties/{}", op.name());
     let rule = case.rules.first().cloned();
-    let known = rule.as_ref().and_then(|r| skips.rules.get(r).map(|why| (r, why)));
+    let known = rule
+        .as_ref()
+        .and_then(|r| skips.rules.get(r).map(|why| (r, why)));
     if rec.outcome == Outcome::Passed || rec.outcome == Outcome::Skipped {
         // Disagreed during the phase, agrees when asked again: still a disagreement.
         rec.outcome = Outcome::Failed;
@@ -88,10 +94,16 @@ pub fn convert(
     if let Some((r, why)) = known {
         summary.known = 1;
         rec.outcome = Outcome::Skipped;
-        rec.message = format!("known disagreement, skip list rule {r}: {why}\n{}", rec.message);
+        rec.message = format!(
+            "known disagreement, skip list rule {r}: {why}\n{}",
+            rec.message
+        );
     }
     rec.extra = vec![
-        ("rule".into(), rule.as_deref().map_or(Value::Null, Value::from)),
+        (
+            "rule".into(),
+            rule.as_deref().map_or(Value::Null, Value::from),
+        ),
         ("first_case".into(), Value::Null),
         ("seed".into(), Value::from_u64(seed)),
         ("occurrences".into(), Value::from_u64(1)),

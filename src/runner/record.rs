@@ -57,7 +57,10 @@ pub fn cause(expect: &Expect, answer: &Answer) -> Option<(&'static str, Option<S
     Some(match (expect, answer) {
         (Expect::Result { value, .. }, Answer::Result(got)) => {
             // Equal values with a differing sha256 point at the root.
-            ("wrong_result", Some(pointer(value, got).unwrap_or_default()))
+            (
+                "wrong_result",
+                Some(pointer(value, got).unwrap_or_default()),
+            )
         }
         (Expect::Result { .. }, Answer::Error { .. }) => ("error_instead_of_result", None),
         (Expect::Error { .. }, Answer::Result(_)) => ("result_instead_of_error", None),

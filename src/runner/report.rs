@@ -94,7 +94,11 @@ pub fn skip_reasons(records: &[CaseRecord]) -> String {
             "skip list"
         } else if r.message.starts_with("implementation-defined") {
             "implementation-defined"
-        } else if r.checks.iter().any(|c| c.message.starts_with("operation not offered")) {
+        } else if r
+            .checks
+            .iter()
+            .any(|c| c.message.starts_with("operation not offered"))
+        {
             for c in &r.checks {
                 if let Some(op) = c.message.strip_prefix("operation not offered: ") {
                     if !ops.iter().any(|o| o == op) {
@@ -103,7 +107,11 @@ pub fn skip_reasons(records: &[CaseRecord]) -> String {
                 }
             }
             "operations not offered"
-        } else if r.checks.iter().any(|c| c.message.starts_with("profile not offered")) {
+        } else if r
+            .checks
+            .iter()
+            .any(|c| c.message.starts_with("profile not offered"))
+        {
             "profile not offered"
         } else if r.message.starts_with("known disagreement") {
             "known disagreements"
@@ -143,7 +151,11 @@ pub fn closing_line(
         c.errored
     );
     if c.skipped > 0 {
-        s.push_str(&format!("; {} skipped ({})", c.skipped, skip_reasons(records)));
+        s.push_str(&format!(
+            "; {} skipped ({})",
+            c.skipped,
+            skip_reasons(records)
+        ));
     }
     if let Some(p) = properties {
         match &p.skipped {
@@ -191,7 +203,10 @@ pub fn footer_json(
             "properties",
             properties.map_or(Value::Null, PropertiesSummary::to_json),
         ),
-        ("status", Value::from_i64(i64::from(verdict(c, properties).0))),
+        (
+            "status",
+            Value::from_i64(i64::from(verdict(c, properties).0)),
+        ),
         ("summary", Value::from(summary)),
     ])
 }

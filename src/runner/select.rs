@@ -126,7 +126,11 @@ impl Selection {
 
     /// Is this case selected (before the level and the partition)?
     pub fn admits_id(&self, case: &Case) -> bool {
-        (self.filters.is_empty() || self.filters.iter().any(|f| self.filter_matches(f, &case.id)))
+        (self.filters.is_empty()
+            || self
+                .filters
+                .iter()
+                .any(|f| self.filter_matches(f, &case.id)))
             && !self.skip.iter().any(|s| case.id.contains(s.as_str()))
             && (self.rules.is_empty()
                 || self
@@ -161,7 +165,9 @@ pub fn is_rule_id(s: &str) -> bool {
     let parts: Vec<&str> = s.split('-').collect();
     parts.len() >= 2
         && parts.iter().all(|p| {
-            !p.is_empty() && p.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+            !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
         })
         && parts[0].chars().all(|c| c.is_ascii_uppercase())
 }
@@ -203,7 +209,11 @@ impl SkipList {
 
     /// Every entry must name a case of the corpus or a rule some case exercises.
     pub fn check(&self, corpus: &[Case]) -> Result<(), String> {
-        if let Some(id) = self.cases.keys().find(|id| !corpus.iter().any(|c| &c.id == *id)) {
+        if let Some(id) = self
+            .cases
+            .keys()
+            .find(|id| !corpus.iter().any(|c| &c.id == *id))
+        {
             return Err(format!("skip list names unknown case {id:?}"));
         }
         if let Some(r) = self
@@ -211,7 +221,9 @@ impl SkipList {
             .keys()
             .find(|r| !corpus.iter().any(|c| c.rules.contains(r)))
         {
-            return Err(format!("skip list names rule {r:?}, which no case exercises"));
+            return Err(format!(
+                "skip list names rule {r:?}, which no case exercises"
+            ));
         }
         Ok(())
     }
@@ -221,9 +233,11 @@ impl SkipList {
         if let Some(r) = self.cases.get(id) {
             return Some((true, r.clone()));
         }
-        rules
-            .iter()
-            .find_map(|r| self.rules.get(r).map(|why| (false, format!("rule {r}: {why}"))))
+        rules.iter().find_map(|r| {
+            self.rules
+                .get(r)
+                .map(|why| (false, format!("rule {r}: {why}")))
+        })
     }
 }
 
@@ -234,7 +248,10 @@ mod tests {
     #[test]
     fn partitions_parse_like_nextest() {
         assert_eq!(Partition::parse("2/3"), Ok(Partition::Count { k: 2, n: 3 }));
-        assert_eq!(Partition::parse("hash:1/2"), Ok(Partition::Hash { k: 1, n: 2 }));
+        assert_eq!(
+            Partition::parse("hash:1/2"),
+            Ok(Partition::Hash { k: 1, n: 2 })
+        );
         for bad in ["0/2", "3/2", "x", "count:1", "slice:1/2", "1/0"] {
             assert!(Partition::parse(bad).is_err(), "{bad}");
         }
@@ -242,7 +259,10 @@ mod tests {
 
     #[test]
     fn every_case_is_in_exactly_one_shard() {
-        for p in [Partition::Count { k: 1, n: 3 }, Partition::Hash { k: 1, n: 3 }] {
+        for p in [
+            Partition::Count { k: 1, n: 3 },
+            Partition::Hash { k: 1, n: 3 },
+        ] {
             for i in 0..50 {
                 let id = format!("g/c{i}");
                 let owners = (1..=3)
