@@ -123,7 +123,7 @@ pub enum Command {
     /// 1 when a case failed or errored or nothing was checked, 2 on usage errors
     /// (an empty selection included). `test --help` explains filters, groups, rules,
     /// skip lists, exit codes and report formats.
-    Test(crate::commands::test::TestArgs),
+    Test(Box<crate::commands::test::TestArgs>),
     /// Speak adapter protocol 1 on stdin/stdout with the reference implementation.
     Serve,
     /// Print a markdown (or --json) table of several `test --report` files side by side;
@@ -418,7 +418,7 @@ pub fn run(cli: Cli) -> i32 {
                 Err(e) => report(&name, ReadError::Invalid(e)),
             }
         }
-        Command::Test(t) => crate::commands::test::run(t),
+        Command::Test(t) => crate::commands::test::run(*t),
         Command::Serve => {
             let stdin = io::stdin();
             match crate::adapter::serve(stdin.lock(), io::stdout().lock()) {

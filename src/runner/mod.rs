@@ -252,7 +252,11 @@ impl Printer {
             Format::Terse => {
                 let (_, c) = mark(r.outcome);
                 self.terse_col += 1;
-                let nl = if self.terse_col % 88 == 0 { "\n" } else { "" };
+                let nl = if self.terse_col.is_multiple_of(88) {
+                    "\n"
+                } else {
+                    ""
+                };
                 self.out(&format!("{c}{nl}"));
             }
             Format::Json => self.out(&(canonical::to_string(&r.to_json()) + "\n")),
@@ -574,7 +578,7 @@ pub fn run(opts: Options) -> i32 {
     }
     let not_run = slots.iter().filter(|s| s.is_none()).count();
     let mut records: Vec<CaseRecord> = slots.into_iter().flatten().collect();
-    if opts.format == Format::Terse && printer.terse_col % 88 != 0 {
+    if opts.format == Format::Terse && !printer.terse_col.is_multiple_of(88) {
         printer.out("\n");
     }
     // The properties phase.
@@ -700,9 +704,4 @@ pub fn summary_command(paths: &[PathBuf], json: bool) -> i32 {
     };
     print!("{}", summary(&merged, json));
     merged.iter().map(|r| r.verdict().0).max().unwrap_or(2)
-}
-
-/// Load every vector of `dir` (for tools that want the cases without running them).
-pub fn load_cases(dir: &Path) -> Result<Vec<Case>, String> {
-    vectors::load_dir(dir)
 }
