@@ -431,12 +431,18 @@ pub fn run(cli: Cli) -> i32 {
         }
         Command::Summary { reports, json } => crate::runner::summary_command(&reports, json),
         Command::Tree { action } => run_tree(action),
+        Command::Generate(args) if args.kind == "list" => {
+            for k in crate::generate::cli::kinds() {
+                println!("{k}");
+            }
+            EXIT_OK
+        }
         Command::Generate(args) => match crate::generate::cli::run(&args) {
             Ok(summary) => {
                 eprintln!(
                     "generate: wrote {} journals with sidecars to {}",
                     summary.files.len(),
-                    args.out.display()
+                    args.out.as_ref().map_or(String::new(), |o| o.display().to_string())
                 );
                 EXIT_OK
             }

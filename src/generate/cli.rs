@@ -25,8 +25,8 @@ use super::vector;
 /// Arguments of `generate`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct GenerateArgs {
-    /// `valid`, a defect name (e.g. `sequence-gap`, see `--kind list`), or `mixed`
-    /// (several defects, labelled by the precedence rule).
+    /// `valid`, a defect name (e.g. `sequence-gap`; `--kind list` prints them all and
+    /// needs no `--out`), or `mixed` (several defects, labelled by the precedence rule).
     #[arg(long, default_value = "valid")]
     pub kind: String,
     /// How many journals to write.
@@ -42,9 +42,9 @@ pub struct GenerateArgs {
     /// `trace-0.1`).
     #[arg(long, default_value = "core")]
     pub profile: Profile,
-    /// Output directory (created if missing).
+    /// Output directory (created if missing); required unless `--kind list`.
     #[arg(long)]
-    pub out: PathBuf,
+    pub out: Option<PathBuf>,
 }
 
 /// An inclusive range of event counts.
@@ -147,8 +147,11 @@ pub fn run(args: &GenerateArgs) -> Result<GenerateSummary, String> {
     if range.min == 0 || range.min > range.max || range.max > MAX_EVENTS {
         return Err(format!("bad --events range {}..{}", range.min, range.max));
     }
-    std::fs::create_dir_all(&args.out)
-        .map_err(|e| format!("creating {}: {e}", args.out.display()))?;
+    let out = args
+        .out
+        .as_ref()
+        .ok_or("--out DIR is required (only `--kind list` needs none)")?;
+    std::fs::create_dir_all(out).map_err(|e| format!("creating {}: {e}", out.display()))?;
     let cfg = GenConfig {
         events: range.min..=range.max,
         profile: args.profile,
@@ -183,8 +186,8 @@ pub fn run(args: &GenerateArgs) -> Result<GenerateSummary, String> {
                 (m.bytes, case)
             }
         };
-        let journal_path = args.out.join(&input_file);
-        let sidecar_path = args.out.join(format!("{stem}.json"));
+        let journal_path = out.join(&input_file);
+        let sidecar_path = out.join(format!("{stem}.json"));
         write_atomic(&journal_path, &bytes)?;
         let mut doc = canonical::to_string(&vector::document(vec![case]));
         doc.push('\n');
