@@ -442,7 +442,9 @@ pub fn run(cli: Cli) -> i32 {
                 eprintln!(
                     "generate: wrote {} journals with sidecars to {}",
                     summary.files.len(),
-                    args.out.as_ref().map_or(String::new(), |o| o.display().to_string())
+                    args.out
+                        .as_ref()
+                        .map_or(String::new(), |o| o.display().to_string())
                 );
                 EXIT_OK
             }

@@ -214,9 +214,16 @@ fn test_command_runs_the_corpus_with_a_summary() {
         .take_while(|l| l.starts_with("  "))
         .collect();
     assert!(table.len() > 10, "{out}");
-    assert!(table.iter().all(|l| l.len() == table[0].len()), "{table:#?}");
-    assert!(table.iter().any(|l| l.trim_start().starts_with("canonical-input ")));
-    assert!(table.iter().any(|l| l.trim_start().starts_with("canonical/keys ")));
+    assert!(
+        table.iter().all(|l| l.len() == table[0].len()),
+        "{table:#?}"
+    );
+    assert!(table
+        .iter()
+        .any(|l| l.trim_start().starts_with("canonical-input ")));
+    assert!(table
+        .iter()
+        .any(|l| l.trim_start().starts_with("canonical/keys ")));
     let o = run(&["test", "--list"], None);
     assert!(String::from_utf8(o.stdout)
         .unwrap()

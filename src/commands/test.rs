@@ -55,7 +55,7 @@ REPORTS
   --format terse   one character per case (. F E s), the failures, table, closing line
   --format json    JSON lines only on stdout: the report's header, one line per case and
                    its footer (human text goes to stderr)
-  --report F       the same JSON lines in a file (SPEC.md 13.6); --junit F: JUnit XML
+  --report F       the same JSON lines in a file (SPEC.md 13.5); --junit F: JUnit XML
                    (a suite per group, failure type = cause, body = explanation,
                    system-err = the adapter's stderr tail, skipped with the reason)
   Causes: wrong_result, wrong_error_code, wrong_location, result_instead_of_error,

@@ -3,7 +3,7 @@
 //! This module owns running the corpus against an implementation: selecting cases
 //! ([`select`]: FILTERs, `--rule`, `--tag`, `--level`, `--partition`, skip lists),
 //! asking every check through [`crate::adapter`] on `--jobs N` adapter processes,
-//! judging answers ([`record`]: outcomes and causes, SPEC.md 13.5), the properties
+//! judging answers ([`record`]: outcomes and causes, SPEC.md 13.3), the properties
 //! phase's disagreements as cases ([`properties`]), and one verdict reported the same
 //! way everywhere ([`report`]: closing line, exit status, JSON-lines report, JUnit,
 //! `summary` with shard merging). Output formats: pretty, terse, json (JSON lines only).

@@ -1,4 +1,4 @@
-//! Records of a run: outcomes, causes (SPEC.md 13.5), one check's and one case's
+//! Records of a run: outcomes, causes (SPEC.md 13.3), one check's and one case's
 //! record, and running one case against an implementation.
 
 use std::time::{Duration, Instant};
@@ -8,7 +8,7 @@ use crate::canonical;
 use crate::json::Value;
 use crate::vectors::{self, Answer, Case, Expect, Level};
 
-/// The outcome of one check or case (SPEC.md 13.5).
+/// The outcome of one check or case (SPEC.md 13.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Outcome {
     Passed,
@@ -39,7 +39,7 @@ impl Outcome {
     }
 }
 
-/// Why a check failed or errored (SPEC.md 13.5); exactly one per failed check.
+/// Why a check failed or errored (SPEC.md 13.3); exactly one per failed check.
 pub const CAUSES: &[&str] = &[
     "wrong_result",
     "wrong_error_code",
@@ -190,7 +190,7 @@ impl CaseRecord {
         self.checks.iter().any(|c| c.outcome != Outcome::Skipped)
     }
 
-    /// The record as a report line (SPEC.md 13.6).
+    /// The record as a report line (SPEC.md 13.5).
     pub fn to_json(&self) -> Value {
         let opt = |s: &Option<String>| s.as_deref().map_or(Value::Null, Value::from);
         let strs = |v: &[String]| Value::Array(v.iter().map(|s| Value::from(s.as_str())).collect());

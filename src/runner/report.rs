@@ -1,7 +1,7 @@
 //! The verdict of a run and everything that reports it: the closing line, the
-//! JSON-lines report (SPEC.md 13.6), JUnit XML, and `summary` (several reports side
+//! JSON-lines report (SPEC.md 13.5), JUnit XML, and `summary` (several reports side
 //! by side; shards of one run merged). All of them count the same records, and
-//! [`verdict`] is the one place the exit status is decided (SPEC.md 13.5).
+//! [`verdict`] is the one place the exit status is decided (SPEC.md 13.3).
 
 use std::collections::BTreeMap;
 use std::path::Path;
