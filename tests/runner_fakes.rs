@@ -943,6 +943,7 @@ fn floods_are_cut_off_and_the_timeout_fires_whatever_is_printed() {
             "timeout",
         ),
         (fake("flood-line", "flood"), false, "longer than"),
+        (fake("flood-stderr", "flood"), false, "timeout"),
     ] {
         let mut args = vec!["test", "journal/gap", "--exact", "--properties", "0"];
         args.extend(["--timeout", "3", "--report", rs, "--adapter", &adapter]);

@@ -164,7 +164,13 @@ pub fn run(args: &GenerateArgs) -> Result<GenerateSummary, String> {
         _ => None,
     };
     let mut summary = GenerateSummary::default();
+    // A progress bar on a terminal only (indicatif draws nothing otherwise).
+    let bar = (args.count >= 100 && std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .then(|| indicatif::ProgressBar::new(args.count as u64));
     for n in 0..args.count {
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
         let stem = format!("{}-{n}", args.kind);
         let input_file = format!("{stem}.jsonl");
         let rng = rng_for(&args.kind, args.seed, n);
@@ -193,6 +199,9 @@ pub fn run(args: &GenerateArgs) -> Result<GenerateSummary, String> {
         doc.push('\n');
         write_atomic(&sidecar_path, doc.as_bytes())?;
         summary.files.push((journal_path, sidecar_path));
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
     }
     Ok(summary)
 }

@@ -87,6 +87,10 @@ for line in sys.stdin:
         sys.exit(70)
     if mode == "segv":
         os.kill(os.getpid(), signal.SIGSEGV)
+    if mode == "flood-stderr":
+        chunk = "e" * (1 << 16)
+        while True:
+            sys.stderr.write(chunk)
     if mode == "flood-line":
         chunk = "x" * (1 << 16)
         while True:
