@@ -1103,3 +1103,92 @@ fn require_demands_operations() {
         Some(2)
     );
 }
+
+#[test]
+fn skip_lists_by_rule_and_written_by_rule() {
+    let d = scratch("by-rule");
+    let skip = d.join("skip.txt");
+    let report = d.join("r.jsonl");
+    let adapter = fake("wrong-code", "by-rule");
+    let o = jc(
+        &[
+            "test",
+            "journal/",
+            "--properties",
+            "0",
+            "--adapter",
+            &adapter,
+            "--write-skip-file",
+            skip.to_str().unwrap(),
+            "--by-rule",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let listed = std::fs::read_to_string(&skip).unwrap();
+    assert!(
+        listed.lines().any(|l| l.starts_with("J-PARENT-1 ")),
+        "{listed}"
+    );
+    assert!(!listed.contains("journal/forward-parent "), "{listed}");
+    let o = jc(
+        &[
+            "test",
+            "journal/",
+            "--properties",
+            "0",
+            "--adapter",
+            &adapter,
+            "--skip-file",
+            skip.to_str().unwrap(),
+            "--report",
+            report.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let lines = report_lines(&report);
+    let fp = lines
+        .iter()
+        .find(|l| l.get("id").and_then(Value::as_str) == Some("journal/forward-parent"))
+        .unwrap();
+    assert_eq!(fp.get("outcome").unwrap().as_str(), Some("skipped"));
+    assert!(fp
+        .get("message")
+        .unwrap()
+        .as_str()
+        .unwrap()
+        .contains("rule J-PARENT-1"));
+    // An unknown rule on the list is a usage error, as an unknown case is.
+    std::fs::write(&skip, "Z-NOPE-1 no such rule\n").unwrap();
+    let o = jc(&["test", "--skip-file", skip.to_str().unwrap()], &[]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn fail_fast_stops_and_says_so() {
+    let o = jc(
+        &[
+            "test",
+            "journal/",
+            "--fail-fast",
+            "--properties",
+            "0",
+            "--adapter",
+            &fake("wrong-code", "ff"),
+        ],
+        &[],
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("stopped at the first failure (--fail-fast)"),
+        "{out}"
+    );
+    assert!(out.contains(" 1 failed"), "{out}");
+}
