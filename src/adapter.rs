@@ -913,7 +913,8 @@ pub struct OneShot {
     cmd: AdapterCommand,
     limits: Limits,
     info: ImplInfo,
-    tail: String,
+    /// The stderr of the last run (shared with its drain thread).
+    tail: StderrTail,
 }
 
 impl OneShot {
@@ -930,7 +931,7 @@ impl OneShot {
                 operations: all_ops(),
                 profiles: vec!["core".into(), "trace-0.1".into()],
             },
-            tail: String::new(),
+            tail: StderrTail::default(),
         })
     }
 
@@ -940,6 +941,7 @@ impl OneShot {
                 Ok(x) => x,
                 Err(e) => return Reply::Fault(e),
             };
+        self.tail = tail.clone();
         g.send(input.to_vec());
         g.close_stdin();
         let chunks = chunk_reader(stdout);
@@ -1012,7 +1014,6 @@ impl OneShot {
         let status = g.status.expect("exited");
         g.terminate(); // ends any helper left in the group
         tail.settle(Duration::from_millis(300));
-        self.tail = tail.text();
         match judge_one_shot(status.code(), &describe_exit(status), &out) {
             Reply::Fault(m) => Reply::Fault(with_stderr(m, &tail)),
             r => r,
@@ -1055,11 +1056,10 @@ impl Implementation for OneShot {
     }
 
     fn stderr_tail(&self) -> String {
-        self.tail.clone()
+        self.tail.text()
     }
 
     fn run(&mut self, op: &Operation, profile: Profile, input: &[u8]) -> Reply {
-        self.tail.clear();
         self.run_once(op, profile, input)
     }
 }
