@@ -994,6 +994,111 @@ pub fn protocol(data: &[u8]) {
 }
 
 // ---------------------------------------------------------------------------------------
+// adapter_client: the runner's side of the protocol, on hostile replies
+
+/// A bounded fault message (no adapter output is echoed without a bound).
+fn check_client_reply(r: &adapter::Reply) {
+    use jc::vectors::{Answer, Expect};
+    match r {
+        adapter::Reply::Fault(m) => {
+            assert!(!m.is_empty(), "an empty fault message");
+            assert!(m.len() <= 2048, "fault message of {} bytes", m.len());
+        }
+        adapter::Reply::Unsupported => {}
+        adapter::Reply::Answer(a @ Answer::Error { code, line, .. }) => {
+            assert!(line.is_none_or(|l| l >= 1), "line 0 accepted");
+            let want = Expect::Error {
+                codes: vec![code.clone()],
+                line: *line,
+                sequence: None,
+                index: None,
+            };
+            assert_eq!(
+                jc::explain::diagnose(&want, a),
+                None,
+                "an error differs from itself"
+            );
+        }
+        adapter::Reply::Answer(a @ Answer::Result(v)) => {
+            let want = Expect::Result {
+                value: v.clone(),
+                sha256: None,
+            };
+            assert_eq!(
+                jc::explain::diagnose(&want, a),
+                None,
+                "a result differs from itself"
+            );
+        }
+    }
+}
+
+/// Hostile adapter output parsed exactly as the runner parses it. The first byte picks
+/// the mode: even, persistent (the first line is the handshake, line N a reply to
+/// request id N); odd, one-shot (the second byte is the exit status, 255 meaning killed
+/// by a signal; the rest is stdout). Invariants: no panic, bounded fault messages,
+/// parsing is deterministic, a reply accepted for id N is a fault for any other id,
+/// exit 3 is unsupported and any status but 0, 1, 3 a fault, and whatever is accepted
+/// matches itself under the runner's cause classification.
+pub fn adapter_client(data: &[u8]) {
+    let Some((&sel, rest)) = data.split_first() else {
+        return;
+    };
+    if sel & 1 == 0 {
+        let ls = lines(rest);
+        if let Some(first) = ls.first() {
+            match adapter::parse_handshake_line(first) {
+                Ok(info) => {
+                    assert!(info.name.len() <= 1024, "unbounded implementation name");
+                    assert_eq!(adapter::parse_handshake_line(first), Ok(info));
+                }
+                Err(e) => assert!(!e.is_empty() && e.len() <= 2048),
+            }
+        }
+        for (i, l) in ls.iter().enumerate().skip(1) {
+            let id = i as i64;
+            let r = adapter::parse_run_reply(l, id);
+            check_client_reply(&r);
+            assert_eq!(r, adapter::parse_run_reply(l, id), "not deterministic");
+            if !matches!(r, adapter::Reply::Fault(_)) {
+                assert!(
+                    matches!(
+                        adapter::parse_run_reply(l, id + 1),
+                        adapter::Reply::Fault(_)
+                    ),
+                    "a reply to id {id} was taken for id {}",
+                    id + 1
+                );
+            }
+        }
+    } else {
+        let Some((&code, out)) = rest.split_first() else {
+            return;
+        };
+        let exit = (code != 255).then_some(i32::from(code));
+        let r = adapter::judge_one_shot(exit, "was killed by signal 9 (SIGKILL)", out);
+        check_client_reply(&r);
+        match exit {
+            Some(3) => assert_eq!(r, adapter::Reply::Unsupported),
+            Some(0) => assert!(!matches!(
+                r,
+                adapter::Reply::Unsupported
+                    | adapter::Reply::Answer(jc::vectors::Answer::Error { .. })
+            )),
+            Some(1) => assert!(!matches!(
+                r,
+                adapter::Reply::Unsupported
+                    | adapter::Reply::Answer(jc::vectors::Answer::Result(_))
+            )),
+            _ => assert!(
+                matches!(r, adapter::Reply::Fault(_)),
+                "status {exit:?} accepted"
+            ),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
 // journal_structured: generated journals (journal_conformance::generate)
 
 /// The first byte picks valid (even) or malformed (odd) and the profile (bit 1); the

@@ -119,12 +119,15 @@ pub enum Command {
     },
     /// Run the conformance corpus against the reference (default) or an adapter.
     ///
-    /// Output and flags follow `cargo test` (libtest): FILTER, --skip, --exact, --list,
-    /// --format pretty|terse|json, --test-threads. Exit 0 when every counted case passes.
-    Test(TestArgs),
+    /// Exit 0 when every selected case passed or was skipped and something was checked,
+    /// 1 when a case failed or errored or nothing was checked, 2 on usage errors
+    /// (an empty selection included). `test --help` explains filters, groups, rules,
+    /// skip lists, exit codes and report formats.
+    Test(Box<crate::commands::test::TestArgs>),
     /// Speak adapter protocol 1 on stdin/stdout with the reference implementation.
     Serve,
-    /// Print a markdown (or --json) table of several `test --report` files side by side.
+    /// Print a markdown (or --json) table of several `test --report` files side by side;
+    /// the shards of one `--partition` run are merged. Exits with the worst verdict.
     Summary {
         #[arg(required = true)]
         reports: Vec<PathBuf>,
@@ -145,46 +148,6 @@ pub enum Command {
         #[command(subcommand)]
         action: GoldenAction,
     },
-}
-
-#[derive(clap::Args, Debug)]
-pub struct TestArgs {
-    /// Adapter command (protocol 1, persistent), e.g. 'python3 examples/python/adapter.py'.
-    #[arg(long)]
-    pub adapter: Option<String>,
-    /// Run the adapter once per check (one-shot mode, SPEC.md 13.2).
-    #[arg(long, requires = "adapter")]
-    pub one_shot: bool,
-    /// Corpus directory (default: the corpus embedded in this binary).
-    #[arg(long)]
-    pub corpus: Option<PathBuf>,
-    /// Skip list: lines `CASE-ID REASON`; a listed case that passes is an error.
-    #[arg(long)]
-    pub skip_file: Option<PathBuf>,
-    /// Which requirement levels count.
-    #[arg(long, value_enum, default_value = "must")]
-    pub level: crate::runner::LevelSelect,
-    /// Per-check timeout in seconds.
-    #[arg(long, default_value_t = 10.0)]
-    pub timeout: f64,
-    /// Write JUnit XML here.
-    #[arg(long)]
-    pub junit: Option<PathBuf>,
-    /// Write a JSON-lines report here (header, one line per case, footer).
-    #[arg(long)]
-    pub report: Option<PathBuf>,
-    /// After the vectors, compare this many generated journals with the reference
-    /// (default: 256 with --adapter, 0 without); a disagreement is shrunk.
-    #[arg(long)]
-    pub properties: Option<u32>,
-    /// Seed for the generated journals (same seed, same journals).
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Write shrunk counterexamples here as vector files.
-    #[arg(long)]
-    pub counterexamples: Option<PathBuf>,
-    #[command(flatten)]
-    pub harness: libtest_mimic::Arguments,
 }
 
 #[derive(Subcommand, Debug)]
@@ -459,27 +422,7 @@ pub fn run(cli: Cli) -> i32 {
                 Err(e) => report(&name, ReadError::Invalid(e)),
             }
         }
-        Command::Test(t) => {
-            if !(t.timeout > 0.0 && t.timeout.is_finite()) {
-                eprintln!("error: --timeout must be a positive number of seconds");
-                return EXIT_USAGE;
-            }
-            let default_properties = if t.adapter.is_some() { 256 } else { 0 };
-            let opts = crate::runner::Options {
-                adapter: t.adapter,
-                one_shot: t.one_shot,
-                corpus: t.corpus,
-                skip_file: t.skip_file,
-                level: t.level,
-                timeout: std::time::Duration::from_secs_f64(t.timeout),
-                junit: t.junit,
-                report: t.report,
-                properties: t.properties.unwrap_or(default_properties),
-                seed: t.seed,
-                counterexamples: t.counterexamples,
-            };
-            crate::runner::run(opts, t.harness)
-        }
+        Command::Test(t) => crate::commands::test::run(*t),
         Command::Serve => {
             let stdin = io::stdin();
             match crate::adapter::serve(stdin.lock(), io::stdout().lock()) {
@@ -490,27 +433,22 @@ pub fn run(cli: Cli) -> i32 {
                 }
             }
         }
-        Command::Summary { reports, json } => {
-            let mut all = Vec::new();
-            for r in &reports {
-                match crate::runner::read_report(r) {
-                    Ok(s) => all.push(s),
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        return EXIT_USAGE;
-                    }
-                }
+        Command::Summary { reports, json } => crate::runner::summary_command(&reports, json),
+        Command::Tree { action } => run_tree(action),
+        Command::Generate(args) if args.kind == "list" => {
+            for k in crate::generate::cli::kinds() {
+                println!("{k}");
             }
-            print!("{}", crate::runner::summary(&all, json));
             EXIT_OK
         }
-        Command::Tree { action } => run_tree(action),
         Command::Generate(args) => match crate::generate::cli::run(&args) {
             Ok(summary) => {
                 eprintln!(
                     "generate: wrote {} journals with sidecars to {}",
                     summary.files.len(),
-                    args.out.display()
+                    args.out
+                        .as_ref()
+                        .map_or(String::new(), |o| o.display().to_string())
                 );
                 EXIT_OK
             }

@@ -1,4 +1,4 @@
-//! The differential phase: generated cases compared with the reference (SPEC.md 13.4).
+//! The differential phase: generated cases compared with the reference (SPEC.md 13.6).
 //!
 //! This module owns the runner's second phase (`journal-conformance test --properties
 //! N`). It generates N cases for every operation the adapter's handshake offers
@@ -788,7 +788,7 @@ struct Found {
     tree: Option<TrialTree>,
 }
 
-/// Run the phase against `imp` (see the module documentation and SPEC.md 13.4).
+/// Run the phase against `imp` (see the module documentation and SPEC.md 13.6).
 pub fn run(imp: &mut dyn Implementation, opts: &DiffOptions) -> Result<DiffReport, String> {
     let cfg = GenConfig {
         events: 1..=12,

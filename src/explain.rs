@@ -19,7 +19,7 @@ use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
 
 use crate::canonical;
 use crate::json::Value;
-use crate::runner::{CheckRecord, Outcome};
+use crate::runner::{CaseRecord, CheckRecord, Outcome};
 use crate::vectors::{self, Answer, Case, Expect};
 
 /// How many input bytes a preview shows (the total size is always given).
@@ -484,9 +484,54 @@ fn show_value(v: &Value) -> String {
 /// description, each failing check (operation, cause, pointer, expected, actual, why),
 /// and the escaped input with its size.
 pub fn explain(case: &Case, checks: &[CheckRecord]) -> String {
-    let mut s = format!("{}\n", case.id);
-    s.push_str(&format!("  description: {}\n", case.description));
-    for r in &case.rules {
+    explain_parts(
+        &case.id,
+        &case.description,
+        &case.rules,
+        &Preview::of(&case.input),
+        checks,
+    )
+}
+
+/// [`explain`] for a case's record (the runner's failures, JUnit bodies), with the
+/// record's message (which says what went wrong beyond the checks: a stale skip list,
+/// a dead adapter, a differential kind) first.
+pub fn explain_record(r: &CaseRecord) -> String {
+    let mut s = String::new();
+    let explained_by_checks = r
+        .checks
+        .iter()
+        .any(|c| matches!(c.outcome, Outcome::Failed | Outcome::Errored));
+    if !r.message.is_empty() && (!explained_by_checks || r.group.starts_with("properties")) {
+        s.push_str(&r.message);
+        s.push('\n');
+    }
+    s.push_str(&explain_parts(
+        &r.id,
+        &r.description,
+        &r.rules,
+        &r.input,
+        &r.checks,
+    ));
+    if !r.stderr.is_empty() {
+        s.push_str("\n  adapter stderr (tail):\n");
+        for line in r.stderr.lines() {
+            s.push_str(&format!("    {line}\n"));
+        }
+    }
+    s
+}
+
+fn explain_parts(
+    id: &str,
+    description: &str,
+    rules: &[String],
+    input: &Preview,
+    checks: &[CheckRecord],
+) -> String {
+    let mut s = format!("{id}\n");
+    s.push_str(&format!("  description: {}\n", description));
+    for r in rules {
         s.push_str(&format!(
             "  rule {r}: {}\n",
             title(r).unwrap_or("(not a rule of this SPEC.md)")
@@ -517,10 +562,9 @@ pub fn explain(case: &Case, checks: &[CheckRecord]) -> String {
             why.replace('\n', "\n              ")
         ));
     }
-    s.push_str(&Preview::of(&case.input).render("  "));
+    s.push_str(&input.render("  "));
     s.push_str(&format!(
-        "  see it: journal-conformance show {0} (--input for its exact bytes)",
-        case.id
+        "  see it: journal-conformance show {id} (--input for its exact bytes)"
     ));
     s
 }

@@ -32,6 +32,7 @@
 //! | [`fsutil`] | atomic file writes |
 //! | [`commands`] | one module per newer subcommand (`show`) |
 //! | [`cli`] | the command-line interface |
+//! | [`commands`] | one file per newer subcommand (`test`) |
 //!
 //! ```
 //! use journal_conformance::{event::Profile, replay};

@@ -203,12 +203,31 @@ fn test_command_runs_the_corpus_with_a_summary() {
     let o = run(&["test", "--format", "terse"], None);
     let out = String::from_utf8(o.stdout).unwrap();
     assert_eq!(o.status.code(), Some(0), "{out}");
-    assert!(out.contains("conformance: "), "{out}");
+    assert!(out.contains("conformance ok for "), "{out}");
     assert!(out.contains(" 0 failed, 0 errored"), "{out}");
+    // The table by group is aligned, `canonical-input` and `canonical/structure` too,
+    // and uses the same group names as reports and JUnit (`canonical/keys`).
+    let table: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("conformance by group"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .collect();
+    assert!(table.len() > 10, "{out}");
+    assert!(
+        table.iter().all(|l| l.len() == table[0].len()),
+        "{table:#?}"
+    );
+    assert!(table
+        .iter()
+        .any(|l| l.trim_start().starts_with("canonical-input ")));
+    assert!(table
+        .iter()
+        .any(|l| l.trim_start().starts_with("canonical/keys ")));
     let o = run(&["test", "--list"], None);
     assert!(String::from_utf8(o.stdout)
         .unwrap()
-        .contains("golden/s07-session-replay: test"));
+        .contains("golden/s07-session-replay: "));
 }
 
 /// `tree apply` (T-ERR-1): a failing step is named by its 0-based STEP index (not as a

@@ -8,7 +8,9 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use journal_conformance::adapter::{ImplInfo, Implementation, Persistent, Reference, Reply};
+use journal_conformance::adapter::{
+    ImplInfo, Implementation, Limits, Persistent, Reference, Reply,
+};
 use journal_conformance::differential::{self, DiffOptions, DiffReport, Kind, Trial};
 use journal_conformance::event::Profile;
 use journal_conformance::ops::Operation;
@@ -20,7 +22,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_journal-conformance");
 fn fake(mode: &str) -> Persistent {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fakes/fake_adapter.py");
     let cmd = format!("python3 {} {mode} {BIN}", script.display());
-    Persistent::start(&cmd, Duration::from_secs(10)).expect("the fake starts")
+    Persistent::start(&cmd, Limits::with_timeout(Duration::from_secs(10))).expect("the fake starts")
 }
 
 fn opts<'a>(cases: u32, seed: u64, known: &'a BTreeSet<String>) -> DiffOptions<'a> {
@@ -262,7 +264,7 @@ fn a_crashing_adapter_is_errored_not_shrunk_and_stops_the_phase() {
         state.display(),
         script.display()
     );
-    let mut imp = Persistent::start(&cmd, Duration::from_secs(10)).unwrap();
+    let mut imp = Persistent::start(&cmd, Limits::with_timeout(Duration::from_secs(10))).unwrap();
     let r = differential::run(&mut imp, &opts(40, 1, &none)).unwrap();
     assert_eq!(
         (r.generated, r.errored, r.compared),

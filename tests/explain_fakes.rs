@@ -104,14 +104,7 @@ fn run(tag: &str, mode: &str, ids: &[&str], extra: &[&str]) -> Run {
             .arg(format!("python3 {} {mode} {BIN}", script.display()));
     }
     let out = cmd
-        .args([
-            "--test-threads",
-            "1",
-            "--properties",
-            "0",
-            "--skip",
-            "golden/",
-        ])
+        .args(["--properties", "0", "--skip", "golden/"])
         .args(extra)
         .output()
         .unwrap();
@@ -285,7 +278,8 @@ fn adapter_faults_and_stale_skips_have_their_causes() {
     let checks = c.get("checks").unwrap().as_array().unwrap();
     assert_eq!(s(&checks[0], "cause"), Some("adapter_fault"));
     assert!(
-        r.stdout.contains("ERROR (adapter fault)\njournal/gap\n"),
+        r.stdout
+            .contains("---- journal/gap (ERRORED, adapter_fault) ----\njournal/gap\n"),
         "{}",
         r.stdout
     );

@@ -30,6 +30,7 @@ const TARGETS: &[(&str, Target)] = &[
     ("tree", targets::tree),
     ("vectors", targets::vectors),
     ("protocol", targets::protocol),
+    ("adapter_client", targets::adapter_client),
 ];
 
 fn root() -> PathBuf {
@@ -99,6 +100,30 @@ fn case_seeds(seeds: &mut Seeds, case: &Case) {
     }
     session.extend_from_slice(STOP);
     add(seeds, "protocol", name, session);
+    // adapter_client: the reference's own replies to this case, in both modes.
+    let mut persistent = vec![0u8];
+    persistent.extend(
+        b"{\"protocol\":1,\"implementation\":{\"name\":\"seed\"},\"operations\":[\"validate\"],\"profiles\":[\"core\"]}\n",
+    );
+    for (i, check) in case.checks.iter().enumerate() {
+        let answer =
+            journal_conformance::adapter::reference_answer(&check.op, case.profile, &case.input);
+        let Ok(a) = answer else { continue };
+        let mut reply = a.to_json();
+        if let Value::Object(m) = &mut reply {
+            m.push(("id".into(), Value::from_u64(i as u64 + 1)));
+        }
+        persistent.extend(canonical::to_string(&reply).into_bytes());
+        persistent.push(b'\n');
+        let (status, body) = match &a {
+            journal_conformance::vectors::Answer::Result(v) => (0u8, canonical::to_string(v)),
+            e => (1u8, canonical::to_string(e.to_json().get("error").unwrap())),
+        };
+        let mut one = vec![1u8, status];
+        one.extend(body.into_bytes());
+        add(seeds, "adapter_client", &format!("{name}#oneshot{i}"), one);
+    }
+    add(seeds, "adapter_client", name, persistent);
     let one = canonical::to_string(&vectors::to_file_json(std::slice::from_ref(case)));
     add(seeds, "vectors", name, one.into_bytes());
 }
@@ -280,6 +305,12 @@ fn seeds_vectors() {
 #[test]
 fn seeds_protocol() {
     assert!(run_all("protocol", target("protocol"), seeds_of("protocol")) > 100);
+}
+
+#[test]
+fn seeds_adapter_client() {
+    let f = target("adapter_client");
+    assert!(run_all("adapter_client", f, seeds_of("adapter_client")) > 300);
 }
 
 /// `FUZZ_SEED_DIR=fuzz/corpus cargo test --test fuzz_regressions -- --ignored`:

@@ -38,7 +38,7 @@ fn args(kind: &str, seed: u64, profile: Profile, out: &Path) -> GenerateArgs {
         seed,
         events: EventRange { min: 1, max: 8 },
         profile,
-        out: out.to_owned(),
+        out: Some(out.to_owned()),
     }
 }
 
@@ -165,4 +165,16 @@ fn the_binary_runs_generate() {
         let status = Command::new(bin).args(&bad).arg(&out).status().unwrap();
         assert_eq!(status.code(), Some(2), "{bad:?}");
     }
+}
+
+#[test]
+fn kind_list_needs_no_out_directory() {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_journal-conformance"))
+        .args(["generate", "--kind", "list"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.lines().any(|l| l == "sequence-gap"), "{text}");
+    assert!(text.lines().any(|l| l == "mixed"), "{text}");
 }

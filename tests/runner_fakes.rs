@@ -1,8 +1,10 @@
-//! The runner against deliberately broken adapters (tests/fakes/fake_adapter.py): each
-//! misbehaviour is reported precisely, the run goes on, and no process is left behind.
+//! The runner against deliberately broken adapters (tests/fakes/fake_adapter.py and the
+//! scripts beside it): each misbehaviour is reported precisely, the run goes on, no
+//! process is left behind (checked by pid), and the verdict is the same everywhere.
 
-use std::path::PathBuf;
-use std::process::Command;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
 
 use journal_conformance::json::{self, Value};
 
@@ -35,7 +37,7 @@ fn run_test(mode: &str, filter: &[&str], extra: &[&str]) -> Run {
         } else {
             &["--timeout", "5"][..]
         })
-        .args(["--test-threads", "1", "--properties", "0"])
+        .args(["--properties", "0"])
         .args(extra)
         .args(filter)
         .env("FAKE_STATE", dir.join("state"));
@@ -46,15 +48,27 @@ fn run_test(mode: &str, filter: &[&str], extra: &[&str]) -> Run {
         .map(|l| json::parse(l).unwrap())
         .filter(|v| v.get("type").and_then(Value::as_str) == Some("case"))
         .collect();
-    // A9: no child process is left behind.
-    let left = Command::new("pgrep")
-        .args(["-f", &marker])
-        .output()
-        .unwrap();
+    // A9: no child process is left behind (a zombie awaiting init is ended; SIGKILL
+    // may take a moment to be delivered).
+    let live = || -> Vec<u32> {
+        let o = Command::new("pgrep")
+            .args(["-f", &marker])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .filter(|&p| alive(p))
+            .collect()
+    };
+    let end = Instant::now() + Duration::from_secs(3);
+    while !live().is_empty() && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(50));
+    }
     assert!(
-        left.stdout.is_empty(),
-        "{mode}: processes left behind: {}",
-        String::from_utf8_lossy(&left.stdout)
+        live().is_empty(),
+        "{mode}: processes left behind: {:?}",
+        live()
     );
     std::fs::remove_dir_all(&dir).unwrap();
     Run {
@@ -156,7 +170,8 @@ fn adapter_crashing_once_recovers_for_the_next_case() {
 
 #[test]
 fn hanging_adapter_times_out_and_is_killed() {
-    let r = run_test("hang", &["journal/mixed-"], &["--timeout", "0.5"]);
+    // The timeout bounds the handshake too: leave a loaded machine time to start Python.
+    let r = run_test("hang", &["journal/mixed-"], &["--timeout", "3"]);
     for id in ["journal/mixed-run", "journal/mixed-session"] {
         let (o, m) = outcome(&r, id);
         assert_eq!(o, "errored");
@@ -190,7 +205,14 @@ fn silent_adapter_fails_the_handshake_with_usage_status() {
 #[test]
 fn unsupported_operations_are_skipped_not_failed() {
     let r = run_test("no-canonical", &["canonical-input/"], &[]);
-    assert_eq!(r.status, 0, "{}", r.stdout);
+    // Every selected case skipped: nothing was checked, which is not a pass.
+    assert_eq!(r.status, 1, "{}", r.stdout);
+    assert!(
+        r.stdout.contains("conformance NOTHING CHECKED")
+            && r.stdout.contains("operations not offered: canonical"),
+        "{}",
+        r.stdout
+    );
     assert!(!r.cases.is_empty());
     for c in &r.cases {
         assert_eq!(c.get("outcome").unwrap().as_str(), Some("skipped"));
@@ -229,17 +251,9 @@ fn differential_testing_shrinks_a_disagreement_into_a_vector() {
     let dir = std::env::temp_dir().join(format!("jc-cx-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let marker = format!("jc-marker-{}-cx-end", std::process::id());
-    // No vector matches the filter: only the generated cases run.
+    // The filter `properties` selects the properties phase alone.
     let out = Command::new(BIN)
-        .args([
-            "test",
-            "--exact",
-            "no-such-case",
-            "--properties",
-            "400",
-            "--seed",
-            "7",
-        ])
+        .args(["test", "properties", "--properties", "400", "--seed", "7"])
         .arg("--adapter")
         .arg(fake("wrong-code", &marker))
         .arg("--counterexamples")
@@ -248,7 +262,8 @@ fn differential_testing_shrinks_a_disagreement_into_a_vector() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
-    assert!(stdout.contains("DISAGREEMENT"), "{stdout}");
+    assert!(stdout.contains("conformance FAILED"), "{stdout}");
+    assert!(stdout.contains("test properties/"), "{stdout}");
     // The written vectors are valid vector files whose cases fail the fake and pass
     // the reference, on shrunk journals of only a few lines: one per distinct kind
     // (the wrong code is one fault, seen by each journal and tree operation).
@@ -330,7 +345,10 @@ fn reports_junit_and_the_side_by_side_summary() {
     );
     // JUnit: one testcase per case, failures marked.
     let xml = std::fs::read_to_string(&junit).unwrap();
-    assert!(xml.contains("<testsuite name=\"journal\""), "{xml}");
+    assert!(
+        xml.contains("<testsuite name=\"journal [fake-wrong-code]\""),
+        "{xml}"
+    );
     assert_eq!(
         xml.matches("<testcase ").count() as i64,
         lines.len() as i64 - 2
@@ -358,4 +376,841 @@ fn reports_junit_and_the_side_by_side_summary() {
     let v = json::parse(std::str::from_utf8(&j.stdout).unwrap()).unwrap();
     assert_eq!(v.as_array().unwrap().len(), 2);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// ---- issue 11 / 16: a gate that cannot go green by mistake, supervision ----
+
+fn jc(args: &[&str], env: &[(&str, &Path)]) -> Output {
+    let mut c = Command::new(BIN);
+    c.args(args);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().unwrap()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("jc-gate-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Is `pid` a live process (a zombie awaiting its parent counts as ended)?
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => false,
+        Ok(stat) => {
+            let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+            !state.starts_with('Z') && !state.starts_with('X')
+        }
+    }
+}
+
+fn pids(file: &Path) -> Vec<u32> {
+    std::fs::read_to_string(file)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect()
+}
+
+fn assert_all_ended(pidfile: &Path) {
+    let p = pids(pidfile);
+    assert!(!p.is_empty(), "no pid recorded in {}", pidfile.display());
+    // The runner has exited; give the kernel a moment to deliver SIGKILL.
+    let end = Instant::now() + Duration::from_secs(3);
+    while p.iter().any(|&x| alive(x)) && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let left: Vec<_> = p.iter().filter(|&&x| alive(x)).collect();
+    assert!(left.is_empty(), "processes left behind: {left:?}");
+}
+
+fn report_lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            json::parse_with_max_depth(l, journal_conformance::vectors::VECTOR_FILE_MAX_DEPTH)
+                .unwrap()
+        })
+        .collect()
+}
+
+fn fake_script(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fakes")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn a_hung_grandchild_is_ended_with_its_whole_group() {
+    for mode in ["hang", "ignore-term"] {
+        let d = scratch(&format!("grandchild-{mode}"));
+        let pidfile = d.join("pids");
+        let adapter = format!("bash {} {}", fake_script("wrap.sh"), fake(mode, "gc"));
+        let o = jc(
+            &[
+                "test",
+                "journal/gap",
+                "--exact",
+                "--properties",
+                "0",
+                "--timeout",
+                "3",
+                "--adapter",
+                &adapter,
+            ],
+            &[("FAKE_PIDFILE", &pidfile)],
+        );
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(o.status.code(), Some(1), "{out}");
+        assert!(out.contains("timeout"), "{out}");
+        // The Python fake (the grandchild) and its `serve` child, every start of them.
+        assert!(pids(&pidfile).len() >= 2, "{:?}", pids(&pidfile));
+        assert_all_ended(&pidfile);
+    }
+}
+
+#[test]
+fn the_timeout_bounds_the_handshake() {
+    let start = Instant::now();
+    let o = jc(
+        &[
+            "test",
+            "--timeout",
+            "2",
+            "--adapter",
+            &fake("silent-hang", "hs"),
+        ],
+        &[],
+    );
+    let took = start.elapsed();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("handshake failed: no answer within 2.0 s"),
+        "{err}"
+    );
+    // The old runner waited at least 10 s whatever --timeout said.
+    assert!(took < Duration::from_secs(8), "{took:?}");
+}
+
+#[test]
+fn an_empty_handshake_checks_nothing_and_fails() {
+    let d = scratch("empty-hs");
+    let report = d.join("r.jsonl");
+    let o = jc(
+        &[
+            "test",
+            "--properties",
+            "16",
+            "--report",
+            report.to_str().unwrap(),
+            "--adapter",
+            &fake("no-operations", "eh"),
+        ],
+        &[],
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("conformance NOTHING CHECKED"), "{out}");
+    assert!(out.contains("checked 0 of"), "{out}");
+    assert!(
+        out.contains("properties skipped: the adapter offers none"),
+        "{out}"
+    );
+    assert!(!out.contains("agree"), "{out}");
+    let footer = report_lines(&report).pop().unwrap();
+    assert_eq!(footer.get("status").unwrap().as_i64(), Some(1));
+}
+
+#[test]
+fn an_empty_selection_is_a_usage_error() {
+    let o = jc(&["test", "zz-nothing"], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no case matches the selection"));
+    let o = jc(&["test", "--rule", "NO-SUCH-RULE-9"], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    // libtest's flags are gone: `--ignored` is an error, not a silent empty run.
+    assert_eq!(jc(&["test", "--ignored"], &[]).status.code(), Some(2));
+}
+
+#[test]
+fn a_disagreement_under_a_covering_skip_list_is_counted_everywhere() {
+    let d = scratch("cover");
+    let skip = d.join("skip.txt");
+    let (report, junit) = (d.join("r.jsonl"), d.join("r.xml"));
+    let adapter = fake("wrong-code", "cover");
+    // 1. Write the skip list of the vectors this adapter fails ...
+    let o = jc(
+        &[
+            "test",
+            "--properties",
+            "0",
+            "--adapter",
+            &adapter,
+            "--write-skip-file",
+            skip.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let listed = std::fs::read_to_string(&skip).unwrap();
+    assert!(
+        listed.contains("journal/forward-parent wrong_error_code:"),
+        "{listed}"
+    );
+    // ... 2. with it, the vectors pass ...
+    let o = jc(
+        &[
+            "test",
+            "--properties",
+            "0",
+            "--adapter",
+            &adapter,
+            "--skip-file",
+            skip.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    // ... 3. and the differential disagreement still fails the run, counted in the
+    // closing line, the footer and JUnit.
+    let o = jc(
+        &[
+            "test",
+            "--properties",
+            "400",
+            "--seed",
+            "7",
+            "--adapter",
+            &adapter,
+            "--skip-file",
+            skip.to_str().unwrap(),
+            "--report",
+            report.to_str().unwrap(),
+            "--junit",
+            junit.to_str().unwrap(),
+        ],
+        &[],
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("conformance FAILED"), "{out}");
+    // Every failure is a distinct kind of disagreement (the skip list covers every
+    // failing vector), counted the same in the closing line, the footer and JUnit.
+    let lines = report_lines(&report);
+    let failed: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l.get("outcome").and_then(Value::as_str) == Some("failed"))
+        .collect();
+    let n = failed.len();
+    assert!(n >= 1, "{out}");
+    assert!(out.contains(&format!(" {n} failed, 0 errored")), "{out}");
+    let footer = lines.last().unwrap();
+    assert_eq!(footer.get("failed").unwrap().as_i64(), Some(n as i64));
+    assert_eq!(footer.get("status").unwrap().as_i64(), Some(1));
+    let p = footer.get("properties").unwrap();
+    assert!(p.get("disagreeing").unwrap().as_i64().unwrap() >= n as i64);
+    assert_eq!(p.get("kinds").unwrap().as_i64(), Some(n as i64));
+    for case in &failed {
+        let id = case.get("id").unwrap().as_str().unwrap();
+        assert!(id.starts_with("properties/"), "{id}");
+        assert_eq!(id.rsplit('/').next().unwrap().len(), 8, "{id}");
+        assert_eq!(
+            case.get("cause").unwrap().as_str(),
+            Some("wrong_error_code")
+        );
+    }
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert_eq!(xml.matches("<failure").count(), n, "{xml}");
+    assert!(xml.contains(&format!("failures=\"{n}\"")), "{xml}");
+}
+
+#[test]
+fn format_json_is_json_lines_only() {
+    let o = jc(
+        &[
+            "test",
+            "journal/",
+            "--format",
+            "json",
+            "--properties",
+            "0",
+            "--adapter",
+            &fake("wrong-code", "json"),
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| json::parse(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l:?}")))
+        .collect();
+    let ty = |v: &Value| v.get("type").unwrap().as_str().unwrap().to_owned();
+    assert_eq!(ty(&lines[0]), "header");
+    assert_eq!(ty(lines.last().unwrap()), "footer");
+    let cases = &lines[1..lines.len() - 1];
+    assert!(cases.iter().all(|c| ty(c) == "case"));
+    let footer = lines.last().unwrap();
+    let n = |k: &str| footer.get(k).unwrap().as_i64().unwrap();
+    assert_eq!(
+        n("passed") + n("failed") + n("errored") + n("skipped"),
+        cases.len() as i64
+    );
+    assert!(n("failed") >= 3);
+    for c in cases
+        .iter()
+        .filter(|c| c.get("outcome").unwrap().as_str() == Some("failed"))
+    {
+        assert_eq!(c.get("cause").unwrap().as_str(), Some("wrong_error_code"));
+        assert!(c.get("input").unwrap().get("preview").is_some());
+        assert!(!c.get("rules").unwrap().as_array().unwrap().is_empty());
+    }
+}
+
+/// Reports without what depends on time.
+fn untimed(path: &Path) -> Vec<String> {
+    report_lines(path)
+        .into_iter()
+        .map(|v| {
+            let Value::Object(m) = v else { panic!() };
+            let m: Vec<(String, Value)> = m
+                .into_iter()
+                .filter(|(k, _)| k != "duration_ms" && k != "summary")
+                .collect();
+            journal_conformance::canonical::to_string(&Value::Object(m))
+        })
+        .collect()
+}
+
+#[test]
+fn jobs_do_not_change_the_report() {
+    let d = scratch("jobs");
+    for mode in ["persistent", "one-shot"] {
+        let mut reports = Vec::new();
+        for jobs in ["1", "4"] {
+            let r = d.join(format!("{mode}-{jobs}.jsonl"));
+            let mut args = vec![
+                "test",
+                "journal/",
+                "replay/",
+                "--properties",
+                "0",
+                "--jobs",
+                jobs,
+                "--report",
+                r.to_str().unwrap(),
+            ];
+            let one_shot = format!(
+                "python3 {}",
+                PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                    .join("examples/python/adapter.py")
+                    .display()
+            );
+            let persistent = fake("wrong-code", "jobs");
+            if mode == "one-shot" {
+                args.extend([
+                    "--one-shot",
+                    "--adapter",
+                    &one_shot,
+                    "--exact",
+                    "journal/gap",
+                ]);
+                args.extend([
+                    "journal/forward-parent",
+                    "replay/stop-reason",
+                    "journal/duplicate-id-far",
+                ]);
+                args.retain(|a| *a != "journal/" && *a != "replay/");
+                let o = jc(&args, &[]);
+                assert!(o.status.code().is_some());
+            } else {
+                args.extend(["--adapter", &persistent]);
+                assert_eq!(jc(&args, &[]).status.code(), Some(1));
+            }
+            reports.push(untimed(&r));
+        }
+        assert!(reports[0].len() > 3, "{mode}: {:?}", reports[0]);
+        assert_eq!(reports[0], reports[1], "{mode}");
+    }
+}
+
+#[test]
+fn merged_shards_give_the_unsharded_verdict() {
+    let d = scratch("shards");
+    let adapter = fake("wrong-code", "shards");
+    let run = |name: &str, extra: &[&str]| {
+        let r = d.join(format!("{name}.jsonl"));
+        let mut args = vec![
+            "test",
+            "journal/",
+            "replay/",
+            "precedence/",
+            "--properties",
+            "0",
+            "--adapter",
+            &adapter,
+            "--report",
+            r.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        let o = jc(&args, &[]);
+        (r, o.status.code())
+    };
+    let (whole, whole_status) = run("whole", &[]);
+    assert_eq!(whole_status, Some(1));
+    let summary = |files: &[PathBuf]| {
+        let mut args = vec!["summary".to_owned(), "--json".into()];
+        args.extend(files.iter().map(|f| f.display().to_string()));
+        let o = Command::new(BIN).args(&args).output().unwrap();
+        let text = std::str::from_utf8(&o.stdout).unwrap();
+        let v = if text.is_empty() {
+            Value::Null
+        } else {
+            json::parse(text).unwrap()
+        };
+        (v, o.status.code())
+    };
+    let (want, want_status) = summary(std::slice::from_ref(&whole));
+    assert_eq!(want_status, Some(1));
+    for kind in ["count", "hash"] {
+        let shards: Vec<PathBuf> = (1..=3)
+            .map(|k| {
+                let p = format!("{kind}:{k}/3");
+                run(&format!("{kind}-{k}"), &["--partition", &p]).0
+            })
+            .collect();
+        let (got, status) = summary(&shards);
+        assert_eq!(got, want, "{kind}");
+        assert_eq!(status, want_status);
+        // A missing shard is an error, not a smaller verdict.
+        assert_eq!(summary(&shards[..2]).1, Some(2));
+    }
+}
+
+#[test]
+fn junit_reads_back_with_a_real_junit_reader() {
+    let d = scratch("junit");
+    let junit = d.join("j.xml");
+    let report = d.join("r.jsonl");
+    let skip = d.join("skip.txt");
+    std::fs::write(
+        &skip,
+        "journal/gap believed broken\njournal/dangling-parent known issue 12\n",
+    )
+    .unwrap();
+    let o = jc(
+        &[
+            "test",
+            "journal/",
+            "--properties",
+            "0",
+            "--adapter",
+            &fake("wrong-code", "junit"),
+            "--skip-file",
+            skip.to_str().unwrap(),
+            "--junit",
+            junit.to_str().unwrap(),
+            "--report",
+            report.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let footer = report_lines(&report).pop().unwrap();
+    let n = |k: &str| footer.get(k).unwrap().as_i64().unwrap().to_string();
+    let check = r#"
+import sys
+from junitparser import JUnitXml, Failure, Skipped, Error
+xml = JUnitXml.fromfile(sys.argv[1])
+want = dict(passed=int(sys.argv[2]), failed=int(sys.argv[3]), errored=int(sys.argv[4]), skipped=int(sys.argv[5]))
+got = dict(passed=0, failed=0, errored=0, skipped=0)
+for suite in xml:
+    assert "fake-wrong-code" in suite.name, suite.name
+    for case in suite:
+        assert case.classname == suite.name.split(" [")[0], (case.classname, suite.name)
+        assert case.name.startswith(case.classname + "/"), case.name
+        res = case.result
+        if not res:
+            got["passed"] += 1
+        for r in res:
+            if isinstance(r, Failure):
+                got["failed"] += 1
+                if case.name == "journal/gap":
+                    assert r.type == "unexpected_pass", r.type
+                else:
+                    assert r.type == "wrong_error_code", r.type
+                    assert "expected error `unknown_parent`, got `malformed_event`" in r.text, r.text
+                    assert "input (" in r.text, r.text
+                    assert "fake wrong-code handling request" in (case.system_err or ""), case.name
+            elif isinstance(r, Skipped):
+                got["skipped"] += 1
+                assert "known issue 12" in r.message, r.message
+            elif isinstance(r, Error):
+                got["errored"] += 1
+assert got == want, (got, want)
+print("ok")
+"#;
+    let py = Command::new("python3")
+        .args(["-c", check])
+        .arg(&junit)
+        .args([n("passed"), n("failed"), n("errored"), n("skipped")])
+        .output()
+        .unwrap();
+    assert!(
+        py.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&py.stdout),
+        String::from_utf8_lossy(&py.stderr)
+    );
+}
+
+#[test]
+fn adapter_commands_are_split_like_a_shell_with_env_assignments() {
+    let o = jc(
+        &[
+            "test",
+            "journal/gap",
+            "--exact",
+            "--properties",
+            "0",
+            "--adapter",
+            &format!("FOO=1 {}", fake("need-env", "env")),
+        ],
+        &[],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn crashes_name_the_exit_status_or_signal() {
+    let r = run_test("crash", &["journal/gap"], &["--exact"]);
+    assert!(outcome(&r, "journal/gap")
+        .1
+        .contains("exited with status 70"));
+    let r = run_test("segv", &["journal/gap"], &["--exact"]);
+    let m = outcome(&r, "journal/gap").1;
+    assert!(m.contains("killed by signal 11 (SIGSEGV)"), "{m}");
+}
+
+#[test]
+fn an_adapter_failing_every_restart_is_declared_dead() {
+    let d = scratch("dead");
+    let start = Instant::now();
+    let r = run_test("dead-after-crash", &["journal/"], &["--timeout", "3"]);
+    let took = start.elapsed();
+    assert_eq!(r.status, 1);
+    let errored = r
+        .cases
+        .iter()
+        .filter(|c| c.get("outcome").unwrap().as_str() == Some("errored"))
+        .count();
+    assert_eq!(errored, r.cases.len());
+    let dead = r
+        .cases
+        .iter()
+        .filter(|c| {
+            c.get("message")
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .contains("the adapter is dead (3 restarts in a row failed")
+        })
+        .count();
+    assert!(dead >= r.cases.len() - 4, "{dead} of {}", r.cases.len());
+    // Each of the 27 cases waiting for a handshake would take 81 s at least; dead after
+    // 3 restarts (9 s), the rest are errored at once.
+    assert!(took < Duration::from_secs(40), "{took:?}");
+    let _ = std::fs::remove_dir_all(d);
+}
+
+#[test]
+fn floods_are_cut_off_and_the_timeout_fires_whatever_is_printed() {
+    let d = scratch("flood");
+    // Under an address-space limit an unbounded reader would abort the runner.
+    let limited = |args: &[&str]| {
+        let mut cmd = format!("ulimit -v 2000000; exec {BIN}");
+        for a in args {
+            cmd.push_str(&format!(" '{a}'"));
+        }
+        Command::new("bash").args(["-c", &cmd]).output().unwrap()
+    };
+    let r = d.join("r.jsonl");
+    let rs = r.to_str().unwrap();
+    for (adapter, one_shot, needle) in [
+        (
+            format!("bash {}", fake_script("oneshot_flood.sh")),
+            true,
+            "bytes to stdout (cut off)",
+        ),
+        (
+            format!("bash {}", fake_script("oneshot_trickle.sh")),
+            true,
+            "timeout",
+        ),
+        (fake("flood-line", "flood"), false, "longer than"),
+        (fake("flood-stderr", "flood"), false, "timeout"),
+    ] {
+        let mut args = vec!["test", "journal/gap", "--exact", "--properties", "0"];
+        args.extend(["--timeout", "3", "--report", rs, "--adapter", &adapter]);
+        if one_shot {
+            args.push("--one-shot");
+        }
+        let o = limited(&args);
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{adapter}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let lines = report_lines(&r);
+        let m = lines[1].get("message").unwrap().as_str().unwrap();
+        assert!(m.contains(needle), "{adapter}: {m}");
+    }
+    // Flooding stdout during the stop grace is not buffered.
+    let o = limited(&[
+        "test",
+        "journal/gap",
+        "--exact",
+        "--properties",
+        "0",
+        "--adapter",
+        &fake("flood-at-stop", "flood"),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn a_one_shot_adapter_is_judged_by_its_exit_not_a_background_helper() {
+    let d = scratch("bg");
+    let pidfile = d.join("pids");
+    let o = jc(
+        &[
+            "test",
+            "journal/gap",
+            "--exact",
+            "--properties",
+            "0",
+            "--one-shot",
+            "--timeout",
+            "5",
+            "--adapter",
+            &format!("bash {}", fake_script("oneshot_background.sh")),
+        ],
+        &[("FAKE_PIDFILE", &pidfile)],
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(!out.contains("timeout"), "{out}");
+    assert_all_ended(&pidfile);
+}
+
+#[test]
+fn sigterm_to_the_runner_ends_every_adapter() {
+    let d = scratch("sigterm");
+    let pidfile = d.join("pids");
+    let mut child = Command::new(BIN)
+        .args(["test", "--timeout", "60", "--properties", "0", "--adapter"])
+        .arg(fake("hang", "sigterm"))
+        .env("FAKE_PIDFILE", &pidfile)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let end = Instant::now() + Duration::from_secs(20);
+    while pids(&pidfile).len() < 2 && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: signalling our own child.
+    unsafe { libc_kill(child.id() as i32, 15) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(2));
+    assert_all_ended(&pidfile);
+}
+
+extern "C" {
+    #[link_name = "kill"]
+    fn libc_kill(pid: i32, sig: i32) -> i32;
+}
+
+#[test]
+fn a_late_reply_is_never_taken_for_a_later_check() {
+    let r = run_test(
+        "slow-first",
+        &["journal/gap", "journal/forward-parent"],
+        &["--exact", "--timeout", "3"],
+    );
+    assert_eq!(outcome(&r, "journal/forward-parent").0, "errored");
+    assert_eq!(outcome(&r, "journal/gap").0, "passed");
+}
+
+#[test]
+fn help_and_list_are_the_runners_own() {
+    let o = jc(&["test", "--help"], &[]);
+    let h = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    for needle in [
+        "Usage: journal-conformance test [OPTIONS] [FILTERS]...",
+        "SKIP LISTS",
+        "EXIT STATUS",
+        "--format json",
+        "--partition",
+        "canonical/keys",
+    ] {
+        assert!(h.contains(needle), "{needle}: {h}");
+    }
+    for gone in ["--bench", "--nocapture", "--test-threads", "--ignored"] {
+        assert!(!h.contains(gone), "{gone}");
+    }
+    let o = jc(
+        &["test", "--list", "--format", "json", "--rule", "J-PARENT-*"],
+        &[],
+    );
+    let lines: Vec<Value> = std::str::from_utf8(&o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| json::parse(l).unwrap())
+        .collect();
+    assert!(!lines.is_empty());
+    for l in &lines {
+        assert!(l
+            .get("rules")
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r.as_str().unwrap().starts_with("J-PARENT-")));
+    }
+}
+
+#[test]
+fn require_demands_operations() {
+    let o = jc(
+        &[
+            "test",
+            "--require",
+            "validate,canonical",
+            "--adapter",
+            &fake("no-canonical", "req"),
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr)
+        .contains("does not offer what --require demands: canonical"));
+    assert_eq!(
+        jc(&["test", "--require", "teleport"], &[]).status.code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn skip_lists_by_rule_and_written_by_rule() {
+    let d = scratch("by-rule");
+    let skip = d.join("skip.txt");
+    let report = d.join("r.jsonl");
+    let adapter = fake("wrong-code", "by-rule");
+    let o = jc(
+        &[
+            "test",
+            "journal/",
+            "--properties",
+            "0",
+            "--adapter",
+            &adapter,
+            "--write-skip-file",
+            skip.to_str().unwrap(),
+            "--by-rule",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let listed = std::fs::read_to_string(&skip).unwrap();
+    assert!(
+        listed.lines().any(|l| l.starts_with("J-PARENT-1 ")),
+        "{listed}"
+    );
+    assert!(!listed.contains("journal/forward-parent "), "{listed}");
+    let o = jc(
+        &[
+            "test",
+            "journal/",
+            "--properties",
+            "0",
+            "--adapter",
+            &adapter,
+            "--skip-file",
+            skip.to_str().unwrap(),
+            "--report",
+            report.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let lines = report_lines(&report);
+    let fp = lines
+        .iter()
+        .find(|l| l.get("id").and_then(Value::as_str) == Some("journal/forward-parent"))
+        .unwrap();
+    assert_eq!(fp.get("outcome").unwrap().as_str(), Some("skipped"));
+    assert!(fp
+        .get("message")
+        .unwrap()
+        .as_str()
+        .unwrap()
+        .contains("rule J-PARENT-1"));
+    // An unknown rule on the list is a usage error, as an unknown case is.
+    std::fs::write(&skip, "Z-NOPE-1 no such rule\n").unwrap();
+    let o = jc(&["test", "--skip-file", skip.to_str().unwrap()], &[]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn fail_fast_stops_and_says_so() {
+    let o = jc(
+        &[
+            "test",
+            "journal/",
+            "--fail-fast",
+            "--properties",
+            "0",
+            "--adapter",
+            &fake("wrong-code", "ff"),
+        ],
+        &[],
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("stopped at the first failure (--fail-fast)"),
+        "{out}"
+    );
+    assert!(out.contains(" 1 failed"), "{out}");
 }

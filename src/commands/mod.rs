@@ -3,3 +3,4 @@
 //! the enum variant and a one-line dispatch.
 
 pub mod show;
+pub mod test;

@@ -25,8 +25,8 @@ use super::vector;
 /// Arguments of `generate`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct GenerateArgs {
-    /// `valid`, a defect name (e.g. `sequence-gap`, see `--kind list`), or `mixed`
-    /// (several defects, labelled by the precedence rule).
+    /// `valid`, a defect name (e.g. `sequence-gap`; `--kind list` prints them all and
+    /// needs no `--out`), or `mixed` (several defects, labelled by the precedence rule).
     #[arg(long, default_value = "valid")]
     pub kind: String,
     /// How many journals to write.
@@ -42,9 +42,9 @@ pub struct GenerateArgs {
     /// `trace-0.1`).
     #[arg(long, default_value = "core")]
     pub profile: Profile,
-    /// Output directory (created if missing).
+    /// Output directory (created if missing); required unless `--kind list`.
     #[arg(long)]
-    pub out: PathBuf,
+    pub out: Option<PathBuf>,
 }
 
 /// An inclusive range of event counts.
@@ -147,8 +147,11 @@ pub fn run(args: &GenerateArgs) -> Result<GenerateSummary, String> {
     if range.min == 0 || range.min > range.max || range.max > MAX_EVENTS {
         return Err(format!("bad --events range {}..{}", range.min, range.max));
     }
-    std::fs::create_dir_all(&args.out)
-        .map_err(|e| format!("creating {}: {e}", args.out.display()))?;
+    let out = args
+        .out
+        .as_ref()
+        .ok_or("--out DIR is required (only `--kind list` needs none)")?;
+    std::fs::create_dir_all(out).map_err(|e| format!("creating {}: {e}", out.display()))?;
     let cfg = GenConfig {
         events: range.min..=range.max,
         profile: args.profile,
@@ -161,7 +164,13 @@ pub fn run(args: &GenerateArgs) -> Result<GenerateSummary, String> {
         _ => None,
     };
     let mut summary = GenerateSummary::default();
+    // A progress bar on a terminal only (indicatif draws nothing otherwise).
+    let bar = (args.count >= 100 && std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .then(|| indicatif::ProgressBar::new(args.count as u64));
     for n in 0..args.count {
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
         let stem = format!("{}-{n}", args.kind);
         let input_file = format!("{stem}.jsonl");
         let rng = rng_for(&args.kind, args.seed, n);
@@ -183,13 +192,16 @@ pub fn run(args: &GenerateArgs) -> Result<GenerateSummary, String> {
                 (m.bytes, case)
             }
         };
-        let journal_path = args.out.join(&input_file);
-        let sidecar_path = args.out.join(format!("{stem}.json"));
+        let journal_path = out.join(&input_file);
+        let sidecar_path = out.join(format!("{stem}.json"));
         write_atomic(&journal_path, &bytes)?;
         let mut doc = canonical::to_string(&vector::document(vec![case]));
         doc.push('\n');
         write_atomic(&sidecar_path, doc.as_bytes())?;
         summary.files.push((journal_path, sidecar_path));
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
     }
     Ok(summary)
 }

@@ -1,0 +1,181 @@
+//! `journal-conformance test`: its arguments (declared with clap like every other
+//! command) and their translation into [`crate::runner::Options`].
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::runner::{Format, LevelSelect, Options, Partition, Selection};
+
+const AFTER_HELP: &str = "\
+SELECTING CASES
+  A case id is GROUP/NAME; the group is the vector file's path under the corpus without
+  `.json` (`journal/gap` is in group `journal`, `canonical/keys/sorted` in `canonical/keys`).
+  The same group names are used by the closing table, reports, JUnit and `summary`.
+  FILTER...        run cases whose id contains any FILTER (with --exact: equals one)
+  --skip PATTERN   leave out cases whose id contains PATTERN
+  --rule PATTERN   cases exercising a matching rule id (`*` is a wildcard: `J-*`)
+  --tag TAG        cases carrying the tag
+  --level          must (default) selects `must` cases; should adds `should` cases (a
+                   failing one fails the run); all adds `implementation-defined` cases,
+                   which are reported and never fail the run
+  --partition      count:K/N (the i-th selected case goes to shard i mod N + 1; plain K/N
+                   means count) or hash:K/N (by a hash of the id), K from 1, as nextest.
+                   Each shard runs its share of the generated cases. `summary` merges the
+                   shards' reports into the verdict of one unsharded run.
+  `test properties` runs only the properties phase (FILTERs select it by that name).
+
+SKIP LISTS (--skip-file F)
+  One entry per line: `CASE-ID reason` or `RULE-ID reason` (`#` starts a comment). A
+  listed case still runs: if it passes, it fails with cause unexpected_pass, so the list
+  only shrinks. A rule id skips every case whose `rules` contain it (a passing one stays
+  skipped) and marks differential disagreements on that rule as known.
+  --write-skip-file F writes the current failures with one-line reasons (and the entries
+  still in effect), so that the next run with --skip-file F passes; --by-rule writes rule
+  ids instead of case ids.
+
+THE ADAPTER
+  --adapter CMD is split into words as a POSIX shell would (quotes, backslashes; by the
+  shell-words crate); leading NAME=value words are set in the adapter's environment. No
+  other shell syntax is interpreted: use `sh -c '...'` for pipes or variables. The adapter
+  runs in its own process group, ended as a whole (TERM, 1 s, KILL) on a timeout, crash,
+  protocol error, restart, at the end of the run and on SIGINT/SIGTERM. --timeout bounds
+  every wait: handshake, each check, stop. After 3 failed restarts in a row the adapter is
+  declared dead and the remaining checks are errored at once.
+
+EXIT STATUS (one verdict: closing line, footer, JUnit and summary count the same cases)
+  0  every selected case passed or was skipped, and something was checked
+  1  a case failed or errored (a differential disagreement is a failed case
+     `properties/<op>/<hash>`), or nothing was checked (every case skipped), or
+     --require is not met
+  2  usage error: an empty selection, a bad flag or skip list, an adapter that cannot
+     start or complete its handshake, an I/O error, or SIGINT/SIGTERM
+
+REPORTS
+  --format pretty  one line per case, the failures, a table by group, the closing line
+  --format terse   one character per case (. F E s), the failures, table, closing line
+  --format json    JSON lines only on stdout: the report's header, one line per case and
+                   its footer (human text goes to stderr)
+  --report F       the same JSON lines in a file (SPEC.md 13.5); --junit F: JUnit XML
+                   (a suite per group, failure type = cause, body = explanation,
+                   system-err = the adapter's stderr tail, skipped with the reason)
+  Causes: wrong_result, wrong_error_code, wrong_location, result_instead_of_error,
+  error_instead_of_result, adapter_fault, unexpected_pass.";
+
+/// `journal-conformance test`.
+#[derive(clap::Args, Debug)]
+#[command(after_long_help = AFTER_HELP)]
+pub struct TestArgs {
+    /// Run only cases whose id contains one of these (see --exact).
+    pub filters: Vec<String>,
+    /// FILTERs must equal a case id.
+    #[arg(long)]
+    pub exact: bool,
+    /// Leave out cases whose id contains this (repeatable).
+    #[arg(long, value_name = "PATTERN")]
+    pub skip: Vec<String>,
+    /// Only cases exercising a rule matching this (`*` wildcard; repeatable).
+    #[arg(long, value_name = "PATTERN")]
+    pub rule: Vec<String>,
+    /// Only cases with this tag (repeatable).
+    #[arg(long, value_name = "TAG")]
+    pub tag: Vec<String>,
+    /// Which requirement levels are selected.
+    #[arg(long, value_enum, default_value = "must")]
+    pub level: LevelSelect,
+    /// Run one shard: count:K/N, hash:K/N, or K/N (= count).
+    #[arg(long, value_name = "KIND:K/N", value_parser = Partition::parse)]
+    pub partition: Option<Partition>,
+    /// List the selected cases instead of running them (with --format json: JSON lines).
+    #[arg(long)]
+    pub list: bool,
+    /// Adapter command (protocol 1, persistent), e.g. 'python3 examples/python/adapter.py'.
+    #[arg(long, value_name = "CMD")]
+    pub adapter: Option<String>,
+    /// Run the adapter once per check (one-shot mode, SPEC.md 13.2).
+    #[arg(long, requires = "adapter")]
+    pub one_shot: bool,
+    /// Run this many adapter processes at once (results and order do not depend on it).
+    #[arg(long, short = 'j', default_value_t = 1, value_name = "N")]
+    pub jobs: usize,
+    /// Operations and profiles the adapter must offer (comma-separated; exit 1 if not).
+    #[arg(long, value_delimiter = ',', value_name = "OP")]
+    pub require: Vec<String>,
+    /// Bound on every wait for the adapter, in seconds (handshake, each check, stop).
+    #[arg(long, default_value_t = 10.0, value_name = "S")]
+    pub timeout: f64,
+    /// Corpus directory (default: the corpus embedded in this binary).
+    #[arg(long, value_name = "DIR")]
+    pub corpus: Option<PathBuf>,
+    /// Skip list: lines `CASE-ID reason` or `RULE-ID reason`.
+    #[arg(long, value_name = "F")]
+    pub skip_file: Option<PathBuf>,
+    /// Write the failures of this run as a skip list that makes the next run pass.
+    #[arg(long, value_name = "F")]
+    pub write_skip_file: Option<PathBuf>,
+    /// With --write-skip-file: write the failing cases' rule ids instead of case ids.
+    #[arg(long, requires = "write_skip_file")]
+    pub by_rule: bool,
+    /// Stop at the first failed or errored case.
+    #[arg(long)]
+    pub fail_fast: bool,
+    /// Output on stdout: pretty, terse, or json (JSON lines only).
+    #[arg(long, value_enum, default_value = "pretty")]
+    pub format: Format,
+    /// Write JUnit XML here.
+    #[arg(long, value_name = "F")]
+    pub junit: Option<PathBuf>,
+    /// Write a JSON-lines report here (header, one line per case, footer).
+    #[arg(long, value_name = "F")]
+    pub report: Option<PathBuf>,
+    /// After the vectors, compare this many generated journals with the reference
+    /// (default: 256 with --adapter, 0 without); a disagreement is shrunk.
+    #[arg(long, value_name = "N")]
+    pub properties: Option<u32>,
+    /// Seed for the generated journals (same seed, same journals).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write shrunk counterexamples here as vector files.
+    #[arg(long, value_name = "DIR")]
+    pub counterexamples: Option<PathBuf>,
+}
+
+/// Run `test`; returns the exit status.
+pub fn run(t: TestArgs) -> i32 {
+    if !(t.timeout > 0.0 && t.timeout.is_finite() && t.timeout < 1e9) {
+        eprintln!("error: --timeout must be a positive number of seconds");
+        return 2;
+    }
+    if t.jobs == 0 {
+        eprintln!("error: --jobs must be at least 1");
+        return 2;
+    }
+    let default_properties = if t.adapter.is_some() { 256 } else { 0 };
+    crate::runner::run(Options {
+        adapter: t.adapter,
+        one_shot: t.one_shot,
+        corpus: t.corpus,
+        selection: Selection {
+            filters: t.filters,
+            exact: t.exact,
+            skip: t.skip,
+            rules: t.rule,
+            tags: t.tag,
+            level: t.level,
+        },
+        partition: t.partition,
+        skip_file: t.skip_file,
+        write_skip_file: t.write_skip_file,
+        skip_by_rule: t.by_rule,
+        require: t.require,
+        jobs: t.jobs,
+        timeout: Duration::from_secs_f64(t.timeout),
+        junit: t.junit,
+        report: t.report,
+        properties: t.properties.unwrap_or(default_properties),
+        seed: t.seed,
+        counterexamples: t.counterexamples,
+        list: t.list,
+        format: t.format,
+        fail_fast: t.fail_fast,
+    })
+}

@@ -1,0 +1,151 @@
+//! The properties phase as the runner reports it: which generated operations the
+//! implementation offers, and each distinct kind of differential disagreement turned
+//! into a case record (`properties/<op>/<8 hex>`) counted like any other case.
+
+use super::record::{run_case, CaseRecord, Outcome};
+use super::report::PropertiesSummary;
+use super::select::SkipList;
+use crate::adapter::{ImplInfo, Implementation};
+use crate::explain::Cause;
+use crate::json::Value;
+
+/// The operations the differential generator exercises.
+pub const GENERATED_OPS: &[&str] = &[
+    "validate",
+    "replay",
+    "fingerprint",
+    "branch",
+    "canonical",
+    "tree_inspect",
+    "tree_apply",
+    "store_apply",
+];
+
+/// Why the phase cannot compare anything with this implementation, if so.
+pub fn not_comparable(info: &ImplInfo) -> Option<String> {
+    let offered: Vec<&str> = GENERATED_OPS
+        .iter()
+        .copied()
+        .filter(|o| info.operations.iter().any(|x| x == o))
+        .collect();
+    if offered.is_empty() {
+        return Some(format!(
+            "the adapter offers none of the generated operations ({})",
+            GENERATED_OPS.join(", ")
+        ));
+    }
+    None
+}
+
+/// Turn the differential phase's report into case records and the phase's summary.
+/// Each kind is a case `properties/<op>/<8 hex>` (SPEC.md 13.6): failed, or skipped
+/// naming the rule when the kind is known (its rule is on the skip list). The shrunk
+/// counterexample is asked again of the implementation, so the record has the actual
+/// answer, the cause and the pointer. Adapter faults during the phase are one errored
+/// case `properties/adapter-faults`, so they count everywhere like any other fault.
+pub fn convert(
+    imp: &mut dyn Implementation,
+    out: crate::differential::DiffReport,
+    skips: &SkipList,
+) -> (Vec<CaseRecord>, PropertiesSummary) {
+    let mut summary = PropertiesSummary {
+        cases: u64::from(out.generated),
+        compared: u64::from(out.compared),
+        disagreeing: u64::from(out.disagreeing),
+        kinds: out.kinds.len() as u64,
+        known: out.kinds.iter().filter(|k| k.known).count() as u64,
+        skipped: (out.compared == 0).then(|| {
+            out.skipped_ops
+                .iter()
+                .map(|(op, why)| format!("{op}: {why}"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        }),
+    };
+    if summary.skipped.as_deref() == Some("") {
+        summary.skipped = Some("no generated case was compared".into());
+    }
+    let mut records = Vec::new();
+    for k in out.kinds {
+        let case = &k.counterexample;
+        let mut rec = run_case(imp, case);
+        rec.id = k.id.clone();
+        rec.group = format!("properties/{}", k.op);
+        rec.rules = k.rule.iter().cloned().collect();
+        if rec.outcome == Outcome::Passed || rec.outcome == Outcome::Skipped {
+            // Disagreed during the phase, agrees when asked again: still a disagreement.
+            rec.outcome = Outcome::Failed;
+            rec.cause = Cause::parse(&k.cause).or(Some(Cause::WrongResult));
+        }
+        let mut detail = format!(
+            "{}\n{} occurrence(s), first at generated case {} (seed {}); shrunk to {} bytes",
+            k.explanation,
+            k.occurrences,
+            k.first_case,
+            k.seed,
+            case.input.len()
+        );
+        match &k.path {
+            Some(p) => detail.push_str(&format!(
+                "; written as a vector: {} (run it with --corpus)",
+                p.display()
+            )),
+            None => detail.push_str("; pass --counterexamples DIR to keep it as a vector file"),
+        }
+        rec.message = detail;
+        if k.known {
+            let rule = k.rule.as_deref().unwrap_or("-");
+            let why = skips.rules.get(rule).map_or("", String::as_str);
+            rec.outcome = Outcome::Skipped;
+            rec.cause = None;
+            rec.message = format!(
+                "known disagreement, skip list rule {rule}: {why}\n{}",
+                rec.message
+            );
+        }
+        rec.extra = vec![
+            (
+                "rule".into(),
+                k.rule.as_deref().map_or(Value::Null, Value::from),
+            ),
+            (
+                "first_case".into(),
+                Value::from_u64(u64::from(k.first_case)),
+            ),
+            ("seed".into(), Value::from_u64(k.seed)),
+            (
+                "occurrences".into(),
+                Value::from_u64(u64::from(k.occurrences)),
+            ),
+            ("known".into(), Value::Bool(k.known)),
+        ];
+        records.push(rec);
+    }
+    if out.errored > 0 {
+        let why = out
+            .skipped_ops
+            .iter()
+            .find(|(op, _)| op == "*")
+            .map_or(String::new(), |(_, w)| format!("; {w}"));
+        records.push(CaseRecord {
+            id: "properties/adapter-faults".into(),
+            group: "properties".into(),
+            level: crate::vectors::Level::Must,
+            outcome: Outcome::Errored,
+            message: format!(
+                "{} generated checks were not answered (crash, timeout or protocol error){why}",
+                out.errored
+            ),
+            cause: Some(Cause::AdapterFault),
+            rules: vec!["A-FAULT-1".into()],
+            tags: Vec::new(),
+            description: "adapter faults during the properties phase".into(),
+            input: crate::explain::Preview::default(),
+            checks: Vec::new(),
+            duration: std::time::Duration::ZERO,
+            stderr: imp.stderr_tail(),
+            extra: Vec::new(),
+        });
+    }
+    (records, summary)
+}

@@ -1,0 +1,3 @@
+#!/usr/bin/env bash
+# A one-shot adapter that floods stdout and never exits (`exec yes`).
+exec yes
