@@ -427,10 +427,9 @@ pub fn run(cli: Cli) -> i32 {
             profile,
         } => {
             let name = display_name(&file);
-            match open_input(&file)
-                .map_err(ReadError::Io)
-                .and_then(|r| crate::fast::fingerprint(r, &crate::fast::Options::new(profile), until))
-            {
+            match open_input(&file).map_err(ReadError::Io).and_then(|r| {
+                crate::fast::fingerprint(r, &crate::fast::Options::new(profile), until)
+            }) {
                 Ok(fp) => {
                     println!("{fp}");
                     EXIT_OK

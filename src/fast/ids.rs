@@ -7,7 +7,7 @@
 pub(crate) struct IdSet {
     arena: Vec<u8>,
     /// `ends[i]` is the end of id `i` in the arena; it starts at `ends[i - 1]` (or 0).
-    ends: Vec<u64>,
+    ends: Vec<u32>,
     /// Slot value 0 is empty, `i + 1` names id `i`. Capacity a power of two, at most
     /// half full.
     table: Vec<u32>,
@@ -62,7 +62,8 @@ impl IdSet {
         let s = self.slot(id);
         debug_assert_eq!(self.table[s], 0, "inserted twice");
         self.arena.extend_from_slice(id);
-        self.ends.push(self.arena.len() as u64);
+        self.ends
+            .push(u32::try_from(self.arena.len()).expect("event ids under 4 GiB in all"));
         self.table[s] = u32::try_from(self.ends.len()).expect("fewer than 2^32 events");
     }
 

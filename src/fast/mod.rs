@@ -61,14 +61,14 @@ pub struct Options {
 
 impl Options {
     /// `profile`, the default line limit, one worker per available core (none on a
-    /// single core), 128 KiB blocks.
+    /// single core), 64 KiB blocks.
     pub fn new(profile: Profile) -> Options {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         Options {
             profile,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             threads: if cores > 1 { cores } else { 0 },
-            block_bytes: 128 << 10,
+            block_bytes: 64 << 10,
         }
     }
 }
@@ -338,7 +338,7 @@ impl LineWorker {
 
     /// The fast reading of one line, or `None` to decline it.
     fn fast(&mut self, s: &[u8], b: &mut Block, mode: Mode, profile: Profile) -> Option<LineEvent> {
-        if s.starts_with(wire::BOM) || std::str::from_utf8(s).is_err() {
+        if s.starts_with(wire::BOM) || simdutf8::basic::from_utf8(s).is_err() {
             return None;
         }
         self.tape.parse(s)?;
@@ -789,7 +789,7 @@ fn parallel<R: BufRead + Send>(
     use std::sync::mpsc::{channel, sync_channel};
     use std::sync::{Arc, Mutex};
 
-    let in_flight = opts.threads * 2 + 2;
+    let in_flight = opts.threads + 2;
     let stop = AtomicBool::new(false);
     let profile = opts.profile;
     std::thread::scope(|scope| {

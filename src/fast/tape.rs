@@ -54,8 +54,9 @@ pub(crate) enum Tok {
 pub(crate) struct Tape {
     pub toks: Vec<Tok>,
     pub decoded: Vec<u8>,
-    order: Vec<usize>,
-    keys: Vec<usize>,
+    /// Sorted keys of every object: (first 8 bytes as a big-endian word, key token).
+    order: Vec<(u64, usize)>,
+    keys: Vec<(u64, usize)>,
 }
 
 fn skip_ws(s: &[u8], mut p: usize) -> usize {
@@ -63,6 +64,17 @@ fn skip_ws(s: &[u8], mut p: usize) -> usize {
         p += 1;
     }
     p
+}
+
+/// The first 8 bytes of `k` as a big-endian word, zero-padded: a word order that
+/// differs decides the byte order of two keys; equal words (which a short key padded
+/// with zeros can give against a key with zero bytes) leave it to the bytes.
+#[inline]
+fn word(k: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    let n = k.len().min(8);
+    w[..n].copy_from_slice(&k[..n]);
+    u64::from_be_bytes(w)
 }
 
 fn hex4(s: &[u8], p: usize) -> Option<u32> {
@@ -127,9 +139,13 @@ impl Tape {
             return None;
         };
         let keys = &self.order[order..order + members];
-        keys.binary_search_by(|&k| Self::key_bytes(&self.toks, &self.decoded, s, k).cmp(key))
-            .ok()
-            .map(|i| keys[i] + 1)
+        let w = word(key);
+        keys.binary_search_by(|&(kw, k)| {
+            kw.cmp(&w)
+                .then_with(|| Self::key_bytes(&self.toks, &self.decoded, s, k).cmp(key))
+        })
+        .ok()
+        .map(|i| keys[i].1 + 1)
     }
 
     /// The key tokens of object `obj` in input order (its keys are the tokens right
@@ -138,7 +154,10 @@ impl Tape {
         let Tok::Object { order, members, .. } = self.toks[obj] else {
             return Vec::new();
         };
-        let mut keys = self.order[order..order + members].to_vec();
+        let mut keys: Vec<usize> = self.order[order..order + members]
+            .iter()
+            .map(|&(_, k)| k)
+            .collect();
         keys.sort_unstable();
         keys
     }
@@ -210,8 +229,10 @@ impl Tape {
                 if s.get(p) != Some(&b'"') {
                     return None;
                 }
-                self.keys.push(self.toks.len());
+                let k = self.toks.len();
                 p = self.string(s, p)?;
+                self.keys
+                    .push((word(Self::key_bytes(&self.toks, &self.decoded, s, k)), k));
                 p = skip_ws(s, p);
                 if s.get(p) != Some(&b':') {
                     return None;
@@ -233,9 +254,11 @@ impl Tape {
         let (toks, decoded) = (&self.toks, &self.decoded);
         let keys = &mut self.keys[base..];
         let key = |t: usize| Self::key_bytes(toks, decoded, s, t);
-        if !keys.is_sorted_by(|a, b| key(*a) < key(*b)) {
-            keys.sort_unstable_by(|a, b| key(*a).cmp(key(*b)));
-            if keys.windows(2).any(|w| key(w[0]) == key(w[1])) {
+        let cmp =
+            |a: &(u64, usize), b: &(u64, usize)| a.0.cmp(&b.0).then_with(|| key(a.1).cmp(key(b.1)));
+        if !keys.is_sorted_by(|a, b| cmp(a, b).is_lt()) {
+            keys.sort_unstable_by(cmp);
+            if keys.windows(2).any(|w| cmp(&w[0], &w[1]).is_eq()) {
                 return None;
             }
         }
@@ -443,7 +466,7 @@ impl Tape {
                 end,
                 escaped: true,
             } => {
-                let text = std::str::from_utf8(&self.decoded[start..end])
+                let text = simdutf8::basic::from_utf8(&self.decoded[start..end])
                     .expect("decoded from UTF-8 and escapes");
                 canonical::write_string(text, out);
                 t + 1
@@ -466,7 +489,7 @@ impl Tape {
                 members,
             } => {
                 out.push(b'{');
-                for (n, &k) in self.order[order..order + members].iter().enumerate() {
+                for (n, &(_, k)) in self.order[order..order + members].iter().enumerate() {
                     if n > 0 {
                         out.push(b',');
                     }
@@ -518,6 +541,23 @@ impl Tape {
         match self.toks[t] {
             Tok::Array { end } | Tok::Object { end, .. } => end,
             _ => t + 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::word;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn key_order_is_byte_order(
+            a in proptest::collection::vec(prop_oneof![Just(0u8), Just(b'a'), any::<u8>()], 0..12),
+            b in proptest::collection::vec(prop_oneof![Just(0u8), Just(b'a'), any::<u8>()], 0..12),
+        ) {
+            // How objects sort their keys: the word first, the bytes on a tie.
+            prop_assert_eq!(word(&a).cmp(&word(&b)).then_with(|| a.cmp(&b)), a.cmp(&b));
         }
     }
 }
