@@ -61,14 +61,14 @@ pub struct Options {
 
 impl Options {
     /// `profile`, the default line limit, one worker per available core (none on a
-    /// single core), 64 KiB blocks.
+    /// single core), 32 KiB blocks.
     pub fn new(profile: Profile) -> Options {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         Options {
             profile,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             threads: if cores > 1 { cores } else { 0 },
-            block_bytes: 64 << 10,
+            block_bytes: 32 << 10,
         }
     }
 }
@@ -631,22 +631,28 @@ impl Consumer {
         for ev in &b.events {
             let aux = &b.aux;
             let id = &aux[ev.event_id.clone()];
+            let mut slot = None;
             let problem = if ev.sequence != Some(self.count) {
                 Some(ErrorCode::SequenceGap)
             } else if self.count > 0 && aux[ev.session_id.clone()] != self.session[..] {
                 Some(ErrorCode::MixedSession)
             } else if self.count > 0 && aux[ev.run_id.clone()] != self.run[..] {
                 Some(ErrorCode::MixedRun)
-            } else if self.ids.contains(id) {
-                Some(ErrorCode::DuplicateEventId)
-            } else if ev
-                .parent
-                .as_ref()
-                .is_some_and(|p| !self.ids.contains(&aux[p.clone()]))
-            {
-                Some(ErrorCode::UnknownParent)
             } else {
-                None
+                // One probe sequence for J-ID-1 and the insertion after J-PARENT-1.
+                self.ids.reserve_one();
+                slot = self.ids.vacant(id);
+                if slot.is_none() {
+                    Some(ErrorCode::DuplicateEventId)
+                } else if ev
+                    .parent
+                    .as_ref()
+                    .is_some_and(|p| !self.ids.contains(&aux[p.clone()]))
+                {
+                    Some(ErrorCode::UnknownParent)
+                } else {
+                    None
+                }
             };
             if let Some(code) = problem {
                 return Err(self.journal_error(code, ev.line, &b.data[ev.bytes.clone()]));
@@ -655,7 +661,7 @@ impl Consumer {
                 self.session = aux[ev.session_id.clone()].to_vec();
                 self.run = aux[ev.run_id.clone()].to_vec();
             }
-            self.ids.insert(id);
+            self.ids.insert_at(slot.expect("checked above"), id);
             if (self.count as i64) <= self.limit {
                 if self.mode.canonical() {
                     let mut canon = ev.canon.clone();
