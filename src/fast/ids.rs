@@ -8,8 +8,8 @@ pub(crate) struct IdSet {
     arena: Vec<u8>,
     /// `ends[i]` is the end of id `i` in the arena; it starts at `ends[i - 1]` (or 0).
     ends: Vec<u32>,
-    /// Slot value 0 is empty, `i + 1` names id `i`. Capacity a power of two, at most
-    /// three quarters full (4 to 5.3 bytes per id).
+    /// Slot value 0 is empty, `i + 1` names id `i`. At most three quarters full and
+    /// grown by half (4 to 8 bytes per id); the slot of a hash is `hash * len >> 64`.
     table: Vec<u32>,
 }
 
@@ -23,8 +23,8 @@ fn hash(b: &[u8]) -> u64 {
     for &x in chunks.remainder() {
         h = (h.rotate_left(5) ^ x as u64).wrapping_mul(K);
     }
-    // Mix the high bits down: the table index takes the low ones.
-    h ^ (h >> 29) ^ (h >> 47)
+    // The slot takes the high bits (`hash * len >> 64`): mix the low ones up.
+    h ^ (h << 29) ^ (h << 47)
 }
 
 impl IdSet {
@@ -39,13 +39,13 @@ impl IdSet {
 
     /// The slot holding `id`, or the empty slot where it would go.
     fn slot(&self, id: &[u8]) -> usize {
-        let mask = self.table.len() - 1;
-        let mut s = hash(id) as usize & mask;
+        let len = self.table.len();
+        let mut s = ((hash(id) as u128 * len as u128) >> 64) as usize;
         loop {
             match self.table[s] {
                 0 => return s,
                 n if self.id(n as usize - 1) == id => return s,
-                _ => s = (s + 1) & mask,
+                _ => s = if s + 1 == len { 0 } else { s + 1 },
             }
         }
     }
@@ -79,7 +79,7 @@ impl IdSet {
     }
 
     fn grow(&mut self) {
-        let cap = (self.table.len() * 2).max(1024);
+        let cap = (self.table.len() * 3 / 2).max(1024);
         self.table = vec![0; cap];
         for i in 0..self.len() {
             let s = self.slot(self.id(i));
