@@ -176,3 +176,49 @@ fn generated_journals() {
             .unwrap();
     }
 }
+
+/// The line bound (CONTRACTS "Line length bound"): an over-long line is an I/O error
+/// naming it, lines before it are still checked first, and a line of exactly the
+/// limit passes; the same sequentially and with threads.
+#[test]
+fn line_bound() {
+    let ev = |seq: u32| {
+        format!(
+            r#"{{"event_id":"e{seq}","session_id":"s","sequence":{seq},"type":"x","payload":{{}},"provenance":{{"run_id":"r"}}}}"#
+        )
+    };
+    let (a, b) = (ev(0), ev(1));
+    let limit = a.len().max(b.len());
+    for threads in [0, 2] {
+        let opts = fast::Options {
+            max_line_bytes: limit,
+            threads,
+            block_bytes: 7,
+            ..fast::Options::new(Profile::Core)
+        };
+        let ok = format!("{a}\n{b}\n");
+        assert_eq!(fast::validate(ok.as_bytes(), &opts).unwrap(), 2);
+        let long = format!("{a}\n{b}\n{} \n", ev(2));
+        match fast::validate(long.as_bytes(), &opts) {
+            Err(journal_conformance::journal::ReadError::Io(e)) => assert_eq!(
+                e.to_string(),
+                format!("line 3 is longer than {limit} bytes; --max-line-bytes raises the limit")
+            ),
+            other => panic!("{other:?}"),
+        }
+        // Unterminated at the end of input: still bounded.
+        let tail = format!("{a}\n{}", "x".repeat(limit + 1));
+        assert!(matches!(
+            fast::validate(tail.as_bytes(), &opts),
+            Err(journal_conformance::journal::ReadError::Io(_))
+        ));
+        // An invalid earlier line wins over a later long line.
+        let earlier = format!("{a}\n{a}\n{}\n", "x".repeat(limit * 3));
+        match fast::validate(earlier.as_bytes(), &opts) {
+            Err(journal_conformance::journal::ReadError::Invalid(e)) => {
+                assert_eq!(e.line, Some(2), "{e:?}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
