@@ -614,7 +614,8 @@ fn env_u64(name: &str, default: u64) -> u64 {
     }
 }
 
-fn main() {
+/// The in-process layer table of the reference (the oracle), `JC_BENCH_LAYERS=1`.
+fn layers() {
     // `cargo bench` passes `--bench`; `cargo test --benches` does not: smoke-test then.
     let bench = std::env::args().any(|a| a == "--bench");
     let mb = env_u64("JC_BENCH_MB", if bench { 100 } else { 1 }).max(1);
@@ -822,4 +823,379 @@ fn main() {
         "peak RSS (VmHWM) at the end: {} KiB",
         status_kib("VmHWM:").unwrap_or(0)
     );
+}
+
+// ---------------------------------------------------------------------------------
+// The issue-15 comparison: the CLI (fast path) against `sha256sum`, child processes
+// ---------------------------------------------------------------------------------
+
+/// A content of 50 to 400 characters, as Python's `json.dumps(..., ensure_ascii=False)`
+/// writes it (non-ASCII raw, `"` `\` and controls escaped).
+fn content(rng: &mut Rng) -> String {
+    let want = rng.range(50, 400) as usize;
+    let mut s = String::new();
+    while s.chars().count() < want {
+        if !s.is_empty() {
+            s.push(' ');
+        }
+        s.push_str(rng.pick(WORDS));
+    }
+    let cut: String = s.chars().take(want).collect();
+    quoted(&cut)
+}
+
+/// Write a Trace 0.1 journal of `events` events (it passes `--profile trace-0.1`):
+/// compact separators, keys in writer order (not sorted), every event with actor,
+/// provenance, redaction, a timestamp, and a parent.
+fn generate_trace(path: &Path, events: u64) -> std::io::Result<u64> {
+    let mut rng = Rng(SEED ^ 0x15);
+    let mut out = BufWriter::with_capacity(1 << 20, File::create(path)?);
+    let mut bytes = 0u64;
+    let mut line = String::with_capacity(4096);
+    let mut acc = String::new();
+    for seq in 0..events {
+        let ms = seq * 137;
+        let (day, rem) = (ms / 86_400_000, ms % 86_400_000);
+        let ts = format!(
+            "2026-12-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+            1 + day % 28,
+            rem / 3_600_000,
+            rem / 60_000 % 60,
+            rem / 1000 % 60,
+            rem % 1000
+        );
+        let (ty, kind, payload) = if seq == 0 {
+            (
+                "session.start",
+                "harness",
+                r#"{"cwd":"/work/プロジェクト","model":"m-large","tools":["read_file","grep","run_tests"]}"#.to_string(),
+            )
+        } else if seq == events - 1 {
+            (
+                "session.stop",
+                "harness",
+                r#"{"reason":"completed"}"#.to_string(),
+            )
+        } else {
+            match seq % 8 {
+                1 => (
+                    "user.message",
+                    "user",
+                    format!(r#"{{"content":{}}}"#, content(&mut rng)),
+                ),
+                2 => (
+                    "model.request",
+                    "harness",
+                    format!(
+                        r#"{{"messages":{},"model":"m-large","temperature":0.2}}"#,
+                        seq / 8 * 2 + 1
+                    ),
+                ),
+                3 | 4 => {
+                    let delta = content(&mut rng);
+                    acc.push_str(delta.trim_matches('"'));
+                    (
+                        "model.response",
+                        "model",
+                        format!(
+                            r#"{{"delta":{delta},"index":{},"final":false}}"#,
+                            seq % 8 - 3
+                        ),
+                    )
+                }
+                5 => {
+                    let p = format!(
+                        r#"{{"accumulated":{},"final":true,"usage":{{"input_tokens":{},"output_tokens":{}}}}}"#,
+                        content(&mut rng),
+                        rng.range(100, 90_000),
+                        rng.range(10, 4000)
+                    );
+                    acc.clear();
+                    ("model.response", "model", p)
+                }
+                6 => (
+                    "tool.request",
+                    "harness",
+                    format!(
+                        r#"{{"tool_call_id":"call-{seq}","name":"read_file","arguments":{{"path":"{}"}}}}"#,
+                        rng.pick(PATHS)
+                    ),
+                ),
+                7 => (
+                    "tool.result",
+                    "tool",
+                    format!(
+                        r#"{{"tool_call_id":"call-{}","name":"read_file","ok":true,"output":{{"text":{},"lines":{}}},"elapsed_ms":{:?}}}"#,
+                        seq - 1,
+                        content(&mut rng),
+                        rng.range(1, 900),
+                        rng.float()
+                    ),
+                ),
+                _ => (
+                    "model.response",
+                    "model",
+                    format!(r#"{{"content":{},"tool_calls":[]}}"#, content(&mut rng)),
+                ),
+            }
+        };
+        line.clear();
+        let _ = write!(
+            line,
+            r#"{{"trace_version":"0.1.0","event_id":"evt-{seq:07}","session_id":"sess-2026-12-01-issue-15-a","sequence":{seq},"timestamp":"{ts}","type":"{ty}","actor":{{"kind":"{kind}","id":"{kind}-1"}},"payload":{payload},"provenance":{{"run_id":"run-15","agent_id":"agent-1","snapshot_id":"snap-42-0001","surface":"cli","harness_mode":"fake","model":"m-large"}},"redaction":{{"status":"clean","fields":[]}}"#
+        );
+        if seq > 0 {
+            let _ = write!(line, r#","parent_event_id":"evt-{:07}""#, seq - 1);
+        }
+        let _ = write!(line, r#","duration_ms":{}}}"#, rng.range(0, 5000));
+        line.push('\n');
+        out.write_all(line.as_bytes())?;
+        bytes += line.len() as u64;
+    }
+    out.flush()?;
+    Ok(bytes)
+}
+
+struct ChildRun {
+    wall: Duration,
+    cpu: f64,
+    max_rss_kib: u64,
+}
+
+/// Run `cmd` to completion with stdout to `stdout`; wall time and the child's own
+/// peak RSS (`wait4`'s `ru_maxrss`).
+// The child is reaped by `wait4` (which also gives its rusage), not `Child::wait`.
+#[allow(clippy::zombie_processes)]
+fn run_child(program: &Path, args: &[&std::ffi::OsStr], stdout: std::process::Stdio) -> ChildRun {
+    // The child's `ru_maxrss` starts from this process's peak RSS (the kernel records
+    // the old address space's high-water mark at exec), so bring that peak down to the
+    // current RSS first, and keep the current RSS small (`malloc_trim`).
+    // SAFETY: plain FFI without arguments that could be invalid.
+    unsafe { libc::malloc_trim(0) };
+    reset_peak_rss();
+    let start = Instant::now();
+    let child = Command::new(program)
+        .args(args)
+        .stdout(stdout)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("run {}: {e}", program.display()));
+    let mut status = 0;
+    // SAFETY: plain FFI; `usage` is written by the kernel.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let wall = start.elapsed();
+    assert_eq!(r, pid, "wait4");
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "{} {args:?} failed: status {status}",
+        program.display()
+    );
+    ChildRun {
+        wall,
+        cpu: usage.ru_utime.tv_sec as f64
+            + usage.ru_utime.tv_usec as f64 / 1e6
+            + usage.ru_stime.tv_sec as f64
+            + usage.ru_stime.tv_usec as f64 / 1e6,
+        max_rss_kib: usage.ru_maxrss as u64,
+    }
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    xs[xs.len() / 2]
+}
+
+struct Measured {
+    name: &'static str,
+    /// Median wall time, seconds, and median of the ratios to the sha256sum runs
+    /// next to each run.
+    median: f64,
+    ratio: f64,
+    /// Median CPU time (user + system, all threads) and its ratio to sha256sum's.
+    cpu: f64,
+    cpu_ratio: f64,
+    peak_kib: u64,
+}
+
+/// One round = sha256sum, cmd, sha256sum, cmd, ... for each command, `runs` rounds.
+fn versus_sha256sum(file: &Path, runs: usize, profile: &str) -> (f64, Vec<Measured>, u64) {
+    let cli = Path::new(env!("CARGO_BIN_EXE_journal-conformance"));
+    let sha = Path::new("sha256sum");
+    let f = file.as_os_str();
+    let p = std::ffi::OsStr::new(profile);
+    let null = || std::process::Stdio::null();
+    let commands: [(&'static str, Vec<&std::ffi::OsStr>); 3] = [
+        (
+            "fingerprint",
+            vec!["fingerprint".as_ref(), "--profile".as_ref(), p, f],
+        ),
+        (
+            "validate",
+            vec!["validate".as_ref(), "--profile".as_ref(), p, f],
+        ),
+        (
+            "replay",
+            vec!["replay".as_ref(), "--profile".as_ref(), p, f],
+        ),
+    ];
+    let mut sha_times = Vec::new();
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); 3];
+    let mut ratios: Vec<Vec<f64>> = vec![Vec::new(); 3];
+    let mut peaks = [0u64; 3];
+    let mut cpus: Vec<Vec<f64>> = vec![Vec::new(); 3];
+    let mut cpu_ratios: Vec<Vec<f64>> = vec![Vec::new(); 3];
+    let mut sha_peak = 0;
+    for _ in 0..runs {
+        for (i, (_, args)) in commands.iter().enumerate() {
+            let s = run_child(sha, &[f], null());
+            let c = run_child(cli, args, null());
+            sha_times.push(s.wall.as_secs_f64());
+            sha_peak = sha_peak.max(s.max_rss_kib);
+            times[i].push(c.wall.as_secs_f64());
+            ratios[i].push(c.wall.as_secs_f64() / s.wall.as_secs_f64());
+            peaks[i] = peaks[i].max(c.max_rss_kib);
+            cpus[i].push(c.cpu);
+            cpu_ratios[i].push(c.cpu / s.cpu.max(1e-3));
+        }
+    }
+    let rows = commands
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _))| Measured {
+            name,
+            median: median(times[i].clone()),
+            ratio: median(ratios[i].clone()),
+            cpu: median(cpus[i].clone()),
+            cpu_ratio: median(cpu_ratios[i].clone()),
+            peak_kib: peaks[i],
+        })
+        .collect();
+    (median(sha_times), rows, sha_peak)
+}
+
+/// Bytes `replay` prints, and a check of the CLI's outputs against the oracle.
+fn check_outputs(file: &Path, profile: Profile) -> u64 {
+    let cli = env!("CARGO_BIN_EXE_journal-conformance");
+    let run = |args: &[&str]| {
+        let o = Command::new(cli)
+            .args(args)
+            .arg(file)
+            .output()
+            .expect("run the CLI");
+        assert!(o.status.success(), "{args:?} failed");
+        o.stdout
+    };
+    let fp = run(&["fingerprint", "--profile", profile.as_str()]);
+    let printed = run(&["replay", "--profile", profile.as_str()]);
+    let oracle = replay::replay(open(file), profile, None).expect("valid journal");
+    let mut want = canonical::to_string(&oracle.to_json()).into_bytes();
+    want.push(b'\n');
+    assert!(printed == want, "replay output differs from the oracle's");
+    assert_eq!(String::from_utf8_lossy(&fp).trim(), oracle.fingerprint);
+    printed.len() as u64
+}
+
+fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
+
+fn main() {
+    if std::env::var_os("JC_BENCH_LAYERS").is_some() {
+        return layers();
+    }
+    let bench = std::env::args().any(|a| a == "--bench");
+    let events = env_u64("JC_BENCH_EVENTS", if bench { 200_000 } else { 2_000 }).max(2);
+    let runs = env_u64("JC_BENCH_RUNS", if bench { 5 } else { 1 }).max(1) as usize;
+    let profile = match std::env::var("JC_BENCH_PROFILE").as_deref() {
+        Ok("trace-0.1") => Profile::Trace01,
+        _ => Profile::Core,
+    };
+    let linearity = std::env::var_os("JC_BENCH_LINEARITY").is_some();
+    println!(
+        "machine: {} cores, load average before: {}",
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+        loadavg()
+    );
+    let mut scales = vec![events];
+    if linearity {
+        scales.push(events * 10);
+    }
+    let mut results = Vec::new();
+    for &n in &scales {
+        let path =
+            std::env::temp_dir().join(format!("jc-bench-trace-{}-{n}.jsonl", std::process::id()));
+        let file = TempFile(path);
+        let bytes = generate_trace(&file.0, n).expect("generate the journal");
+        std::io::copy(&mut open(&file.0), &mut std::io::sink()).expect("warm the cache");
+        let printed = if n <= 1_000_000 {
+            Some(check_outputs(&file.0, profile))
+        } else {
+            None
+        };
+        // SAFETY: as in run_child.
+        unsafe { libc::malloc_trim(0) };
+        println!(
+            "benchmark process RSS before spawning (a floor for every child's peak): {:.1} MiB",
+            mib(status_kib("VmRSS:").unwrap_or(0))
+        );
+        let (sha, rows, sha_peak) = versus_sha256sum(&file.0, runs, profile.as_str());
+        println!();
+        println!(
+            "journal: {n} events, {:.1} MB, profile {}; {runs} rounds alternating with sha256sum (median {sha:.3} s, peak {:.1} MiB); replay prints {}",
+            bytes as f64 / 1e6,
+            profile.as_str(),
+            mib(sha_peak),
+            printed.map_or("(not checked at this size)".into(), |p| format!("{:.1} MB", p as f64 / 1e6)),
+        );
+        println!("| command | wall median s | wall / sha256sum (median of paired ratios) | goal | CPU median s | CPU / sha256sum | peak RSS MiB | memory goal MiB | met |");
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|---|");
+        for r in &rows {
+            let (time_goal, mem_goal) = match r.name {
+                "fingerprint" => (1.0, bytes as f64 * 0.05 / 1048576.0 + 3.0),
+                "validate" => (0.8, bytes as f64 * 0.05 / 1048576.0 + 3.0),
+                _ => (
+                    1.5,
+                    printed.map_or(f64::NAN, |p| p as f64 * 1.5 / 1048576.0 + 8.0),
+                ),
+            };
+            // NaN (output size not measured at this size) compares false: "NO" is
+            // never printed for an unknown goal, "?" is.
+            let met = if mem_goal.is_nan() {
+                "?"
+            } else if r.ratio <= time_goal && mib(r.peak_kib) <= mem_goal {
+                "yes"
+            } else {
+                "NO"
+            };
+            println!(
+                "| {} | {:.3} | {:.2}x | <= {time_goal}x | {:.3} | {:.2}x | {:.1} | <= {:.1} | {} |",
+                r.name,
+                r.median,
+                r.ratio,
+                r.cpu,
+                r.cpu_ratio,
+                mib(r.peak_kib),
+                mem_goal,
+                met
+            );
+        }
+        results.push((n, rows));
+    }
+    if let [(n1, a), (n10, b)] = &results[..] {
+        println!();
+        println!("linearity ({n1} -> {n10} events):");
+        for (x, y) in a.iter().zip(b) {
+            println!(
+                "  {}: time x{:.2}, peak RSS {:.1} -> {:.1} MiB",
+                x.name,
+                y.median / x.median,
+                mib(x.peak_kib),
+                mib(y.peak_kib)
+            );
+        }
+    }
+    println!();
+    println!("load average after: {}", loadavg());
 }

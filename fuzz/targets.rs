@@ -1185,3 +1185,19 @@ pub fn journal_structured(data: &[u8]) {
         journal(&m.bytes);
     }
 }
+
+/// The checked fast path (`jc::fast`, what the CLI and `serve` run) against the oracle
+/// on the same bytes, under both profiles: validate, fingerprint, replay and branch
+/// give byte-identical results and equal errors (code, message, line, column,
+/// sequence, event id), sequentially and with worker threads over tiny blocks.
+pub fn fast_oracle(data: &[u8]) {
+    for profile in [Profile::Core, Profile::Trace01] {
+        let d = jc::fast::differences(data, profile);
+        assert!(
+            d.is_empty(),
+            "fast path and oracle disagree ({}):\n{}",
+            profile.as_str(),
+            d.join("\n")
+        );
+    }
+}

@@ -125,7 +125,17 @@ impl Default for Reference {
 
 /// The reference's answer to one check.
 pub fn reference_answer(op: &Operation, profile: Profile, input: &[u8]) -> Result<Answer, String> {
-    match ops::execute(op, input, profile) {
+    to_answer(ops::execute(op, input, profile))
+}
+
+/// [`reference_answer`] with the journal operations on the checked fast path
+/// (`crate::fast`); what `serve` answers, so a run against `serve` exercises it.
+pub fn fast_answer(op: &Operation, profile: Profile, input: &[u8]) -> Result<Answer, String> {
+    to_answer(crate::fast::execute(op, input, profile))
+}
+
+fn to_answer(outcome: Result<Value, ReadError>) -> Result<Answer, String> {
+    match outcome {
         Ok(v) => Ok(Answer::Result(v)),
         Err(ReadError::Invalid(e)) => Ok(Answer::Error {
             code: e.code.as_str().to_owned(),
@@ -1142,7 +1152,7 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()>
                         Value::object([("id", id), ("unsupported", Value::Bool(true))])
                     }
                     (Some(Ok(op)), Some(profile), Some(Ok(input))) => {
-                        match reference_answer(&op, profile, &input) {
+                        match fast_answer(&op, profile, &input) {
                             Ok(Answer::Result(v)) => Value::object([("id", id), ("result", v)]),
                             Ok(a @ Answer::Error { .. }) => {
                                 let mut m = vec![("id".to_owned(), id)];

@@ -14,7 +14,7 @@ use crate::error::Error;
 use crate::event::Profile;
 use crate::journal::ReadError;
 use crate::json::Value;
-use crate::{branch, canonical, fingerprint, golden, journal, ops, replay};
+use crate::{canonical, fingerprint, golden, ops};
 
 /// Exit status: success.
 pub const EXIT_OK: i32 = 0;
@@ -182,7 +182,7 @@ pub enum GoldenAction {
 }
 
 /// Open FILE, or stdin for `-`.
-pub fn open_input(path: &std::path::Path) -> io::Result<Box<dyn BufRead>> {
+pub fn open_input(path: &std::path::Path) -> io::Result<Box<dyn BufRead + Send>> {
     if path.as_os_str() == "-" {
         Ok(Box::new(BufReader::with_capacity(1 << 16, io::stdin())))
     } else {
@@ -241,6 +241,23 @@ fn print_json(v: &Value) -> i32 {
     }
 }
 
+/// Stream the replay projection's canonical JSON and a newline (as `print_json` would).
+fn print_projection(p: &crate::fast::Projection) -> i32 {
+    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    match p
+        .write_json(&mut out)
+        .and_then(|_| out.write_all(b"\n"))
+        .and_then(|_| out.flush())
+    {
+        Ok(()) => EXIT_OK,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => EXIT_OK,
+        Err(e) => {
+            eprintln!("error: writing output: {e}");
+            EXIT_USAGE
+        }
+    }
+}
+
 /// Report a failed read: a located diagnostic (exit 1) or an I/O error (exit 2).
 fn report(file: &str, e: ReadError) -> i32 {
     match e {
@@ -279,7 +296,7 @@ pub fn run(cli: Cli) -> i32 {
             let name = display_name(&file);
             let result = open_input(&file)
                 .map_err(ReadError::Io)
-                .and_then(|r| journal::validate(r, profile));
+                .and_then(|r| crate::fast::validate(r, &crate::fast::Options::new(profile)));
             match (result, json) {
                 (Ok(n), false) => {
                     eprintln!("{name}: ok ({n} events, profile {})", profile.as_str());
@@ -365,9 +382,9 @@ pub fn run(cli: Cli) -> i32 {
             let name = display_name(&file);
             match open_input(&file)
                 .map_err(ReadError::Io)
-                .and_then(|r| replay::replay(r, profile, until))
+                .and_then(|r| crate::fast::replay(r, &crate::fast::Options::new(profile), until))
             {
-                Ok(state) => print_json(&state.to_json()),
+                Ok(projection) => print_projection(&projection),
                 Err(e) => report(&name, e),
             }
         }
@@ -377,10 +394,9 @@ pub fn run(cli: Cli) -> i32 {
             profile,
         } => {
             let name = display_name(&file);
-            match open_input(&file)
-                .map_err(ReadError::Io)
-                .and_then(|r| replay::fingerprint(r, profile, until))
-            {
+            match open_input(&file).map_err(ReadError::Io).and_then(|r| {
+                crate::fast::fingerprint(r, &crate::fast::Options::new(profile), until)
+            }) {
                 Ok(fp) => {
                     println!("{fp}");
                     EXIT_OK
@@ -397,7 +413,7 @@ pub fn run(cli: Cli) -> i32 {
             let name = display_name(&file);
             match open_input(&file)
                 .map_err(ReadError::Io)
-                .and_then(|r| branch::branch(r, profile, at, &id))
+                .and_then(|r| crate::fast::branch(r, &crate::fast::Options::new(profile), at, &id))
             {
                 Ok(b) => print_json(&b.to_json()),
                 Err(e) => report(&name, e),

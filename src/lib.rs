@@ -18,6 +18,7 @@
 //! | [`journal`] | the journal invariants, streamed |
 //! | [`fingerprint`] | incremental SHA-256 over canonical bytes |
 //! | [`replay`] | the replay projection and the streaming final-event rule |
+//! | [`fast`] | the checked fast path of validate, fingerprint, replay, branch (the CLI's) |
 //! | [`branch`] | branch records |
 //! | [`ops`] | operations as data and their reference execution |
 //! | [`tree`] | session trees (the second seed's format) |
@@ -51,6 +52,7 @@ pub mod differential;
 pub mod error;
 pub mod event;
 pub mod explain;
+pub mod fast;
 pub mod fingerprint;
 pub mod fsutil;
 pub mod generate;

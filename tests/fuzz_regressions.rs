@@ -31,6 +31,7 @@ const TARGETS: &[(&str, Target)] = &[
     ("vectors", targets::vectors),
     ("protocol", targets::protocol),
     ("adapter_client", targets::adapter_client),
+    ("fast_oracle", targets::fast_oracle),
 ];
 
 fn root() -> PathBuf {
@@ -187,6 +188,14 @@ fn seeds() -> Seeds {
     for (bytes, name) in small {
         add(&mut seeds, "journal_structured", &name, bytes);
     }
+    // fast_oracle reads a journal, as `journal` does.
+    let journals: Vec<(Vec<u8>, String)> = seeds["journal"]
+        .iter()
+        .map(|(b, n)| (b.clone(), n.clone()))
+        .collect();
+    for (bytes, name) in journals {
+        add(&mut seeds, "fast_oracle", &name, bytes);
+    }
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
     for i in 0..256 {
         let len = 16 + (i * 7) % 512;
@@ -300,6 +309,17 @@ fn seeds_tree() {
 #[test]
 fn seeds_vectors() {
     assert!(run_all("vectors", target("vectors"), seeds_of("vectors")) > 100);
+}
+
+#[test]
+fn seeds_fast_oracle() {
+    assert!(
+        run_all(
+            "fast_oracle",
+            target("fast_oracle"),
+            seeds_of("fast_oracle")
+        ) > 100
+    );
 }
 
 #[test]

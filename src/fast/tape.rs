@@ -1,0 +1,563 @@
+//! The fast path's JSON layer: one line into a reusable, borrowed token tape, and
+//! canonical bytes written straight from it.
+//!
+//! The parser accepts exactly the texts `json::parse` accepts, or DECLINES (returns
+//! `None`): every error of the oracle is a decline here, and so is anything this parser
+//! does not want to handle. A declined line goes to the oracle, which gives the error
+//! (or, if this parser was too cautious, the value). So only acceptance must be exact:
+//! when this parser accepts, the canonical bytes it writes are those of
+//! `canonical::write(json::parse(line))`.
+//!
+//! Strings without escapes are ranges of the input; strings with escapes are decoded
+//! once into [`Tape::decoded`]. Each object's keys are sorted when it closes (by their
+//! decoded UTF-8 bytes, which is code-point order, `C-KEY-1`), which also finds
+//! duplicate keys (`C-KEY-2`: a decline). Numbers reuse the oracle's leaf rules: the
+//! `C-NUM-3` digit limit and `canonical::write_float` (Python's `repr`).
+
+use crate::canonical;
+use crate::json::{plain_len, MAX_DEPTH, MAX_INT_DIGITS};
+
+/// One token. Containers know where they end, so a subtree can be skipped.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Tok {
+    Null,
+    True,
+    False,
+    /// An integer literal, `input[start..end]` (`-0` is written as `0`).
+    Int {
+        start: usize,
+        end: usize,
+    },
+    /// A finite double.
+    Float(f64),
+    /// A string: `input[start..end]` when `escaped` is false, else `decoded[start..end]`.
+    Str {
+        start: usize,
+        end: usize,
+        escaped: bool,
+    },
+    /// An array; `end` is the index of the first token after it.
+    Array {
+        end: usize,
+    },
+    /// An object; its key tokens in sorted order are `order[order..order + members]`,
+    /// each followed by its value token.
+    Object {
+        end: usize,
+        order: usize,
+        members: usize,
+    },
+}
+
+/// A reusable tape: parse line after line into the same buffers.
+#[derive(Default)]
+pub(crate) struct Tape {
+    pub toks: Vec<Tok>,
+    pub decoded: Vec<u8>,
+    /// Sorted keys of every object: (first 8 bytes as a big-endian word, key token).
+    order: Vec<(u64, usize)>,
+    keys: Vec<(u64, usize)>,
+}
+
+fn skip_ws(s: &[u8], mut p: usize) -> usize {
+    while let Some(b' ' | b'\t' | b'\n' | b'\r') = s.get(p) {
+        p += 1;
+    }
+    p
+}
+
+/// The first 8 bytes of `k` as a big-endian word, zero-padded: a word order that
+/// differs decides the byte order of two keys; equal words (which a short key padded
+/// with zeros can give against a key with zero bytes) leave it to the bytes.
+#[inline]
+fn word(k: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    let n = k.len().min(8);
+    w[..n].copy_from_slice(&k[..n]);
+    u64::from_be_bytes(w)
+}
+
+fn hex4(s: &[u8], p: usize) -> Option<u32> {
+    let digits = s.get(p..p + 4)?;
+    let mut v = 0u32;
+    for &d in digits {
+        v = v * 16 + (d as char).to_digit(16)?;
+    }
+    Some(v)
+}
+
+impl Tape {
+    /// Parse one JSON text (`s` must be valid UTF-8); `None` declines.
+    pub fn parse(&mut self, s: &[u8]) -> Option<()> {
+        self.toks.clear();
+        self.decoded.clear();
+        self.order.clear();
+        self.keys.clear();
+        let p = skip_ws(s, 0);
+        let p = self.value(s, p, 0)?;
+        (skip_ws(s, p) == s.len()).then_some(())
+    }
+
+    /// The bytes of string token `t` (decoded).
+    pub fn str_bytes<'a>(&'a self, s: &'a [u8], t: usize) -> Option<&'a [u8]> {
+        match self.toks[t] {
+            Tok::Str {
+                start,
+                end,
+                escaped: false,
+            } => Some(&s[start..end]),
+            Tok::Str {
+                start,
+                end,
+                escaped: true,
+            } => Some(&self.decoded[start..end]),
+            _ => None,
+        }
+    }
+
+    fn key_bytes<'a>(toks: &[Tok], decoded: &'a [u8], s: &'a [u8], t: usize) -> &'a [u8] {
+        match toks[t] {
+            Tok::Str {
+                start,
+                end,
+                escaped,
+            } => {
+                if escaped {
+                    &decoded[start..end]
+                } else {
+                    &s[start..end]
+                }
+            }
+            _ => unreachable!("keys are strings"),
+        }
+    }
+
+    /// The value token of member `key` of object token `obj` (binary search over the
+    /// sorted keys).
+    pub fn get(&self, s: &[u8], obj: usize, key: &[u8]) -> Option<usize> {
+        let Tok::Object { order, members, .. } = self.toks[obj] else {
+            return None;
+        };
+        let keys = &self.order[order..order + members];
+        let w = word(key);
+        keys.binary_search_by(|&(kw, k)| {
+            kw.cmp(&w)
+                .then_with(|| Self::key_bytes(&self.toks, &self.decoded, s, k).cmp(key))
+        })
+        .ok()
+        .map(|i| keys[i].1 + 1)
+    }
+
+    /// The key tokens of object `obj` in input order (its keys are the tokens right
+    /// before each member value).
+    pub fn members_in_input_order(&self, obj: usize) -> Vec<usize> {
+        let Tok::Object { order, members, .. } = self.toks[obj] else {
+            return Vec::new();
+        };
+        let mut keys: Vec<usize> = self.order[order..order + members]
+            .iter()
+            .map(|&(_, k)| k)
+            .collect();
+        keys.sort_unstable();
+        keys
+    }
+
+    fn value(&mut self, s: &[u8], p: usize, depth: usize) -> Option<usize> {
+        match *s.get(p)? {
+            b'{' => self.object(s, p, depth + 1),
+            b'[' => self.array(s, p, depth + 1),
+            b'"' => self.string(s, p),
+            b't' => self.literal(s, p, b"true", Tok::True),
+            b'f' => self.literal(s, p, b"false", Tok::False),
+            b'n' => self.literal(s, p, b"null", Tok::Null),
+            b'-' | b'0'..=b'9' => self.number(s, p),
+            _ => None,
+        }
+    }
+
+    fn literal(&mut self, s: &[u8], p: usize, word: &[u8], t: Tok) -> Option<usize> {
+        if s[p..].starts_with(word) {
+            self.toks.push(t);
+            Some(p + word.len())
+        } else {
+            None
+        }
+    }
+
+    fn array(&mut self, s: &[u8], p: usize, depth: usize) -> Option<usize> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let at = self.toks.len();
+        self.toks.push(Tok::Array { end: 0 });
+        let mut p = skip_ws(s, p + 1);
+        if s.get(p) == Some(&b']') {
+            p += 1;
+        } else {
+            loop {
+                p = skip_ws(s, p);
+                p = self.value(s, p, depth)?;
+                p = skip_ws(s, p);
+                match s.get(p)? {
+                    b',' => p += 1,
+                    b']' => {
+                        p += 1;
+                        break;
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        let end = self.toks.len();
+        self.toks[at] = Tok::Array { end };
+        Some(p)
+    }
+
+    fn object(&mut self, s: &[u8], p: usize, depth: usize) -> Option<usize> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let at = self.toks.len();
+        self.toks.push(Tok::Null);
+        let base = self.keys.len();
+        let mut p = skip_ws(s, p + 1);
+        if s.get(p) == Some(&b'}') {
+            p += 1;
+        } else {
+            loop {
+                p = skip_ws(s, p);
+                if s.get(p) != Some(&b'"') {
+                    return None;
+                }
+                let k = self.toks.len();
+                p = self.string(s, p)?;
+                self.keys
+                    .push((word(Self::key_bytes(&self.toks, &self.decoded, s, k)), k));
+                p = skip_ws(s, p);
+                if s.get(p) != Some(&b':') {
+                    return None;
+                }
+                p = skip_ws(s, p + 1);
+                p = self.value(s, p, depth)?;
+                p = skip_ws(s, p);
+                match s.get(p)? {
+                    b',' => p += 1,
+                    b'}' => {
+                        p += 1;
+                        break;
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        // Sort this object's keys (C-KEY-1); equal neighbours are duplicates (C-KEY-2).
+        let (toks, decoded) = (&self.toks, &self.decoded);
+        let keys = &mut self.keys[base..];
+        let key = |t: usize| Self::key_bytes(toks, decoded, s, t);
+        let cmp =
+            |a: &(u64, usize), b: &(u64, usize)| a.0.cmp(&b.0).then_with(|| key(a.1).cmp(key(b.1)));
+        if !keys.is_sorted_by(|a, b| cmp(a, b).is_lt()) {
+            keys.sort_unstable_by(cmp);
+            if keys.windows(2).any(|w| cmp(&w[0], &w[1]).is_eq()) {
+                return None;
+            }
+        }
+        let order = self.order.len();
+        let members = keys.len();
+        self.order.extend_from_slice(keys);
+        self.keys.truncate(base);
+        let end = self.toks.len();
+        self.toks[at] = Tok::Object {
+            end,
+            order,
+            members,
+        };
+        Some(p)
+    }
+
+    fn string(&mut self, s: &[u8], p: usize) -> Option<usize> {
+        let start = p + 1;
+        let mut i = start + plain_len(&s[start..]);
+        match *s.get(i)? {
+            b'"' => {
+                self.toks.push(Tok::Str {
+                    start,
+                    end: i,
+                    escaped: false,
+                });
+                return Some(i + 1);
+            }
+            b'\\' => {}
+            _ => return None,
+        }
+        // Escapes: decode the whole string once.
+        let dstart = self.decoded.len();
+        self.decoded.extend_from_slice(&s[start..i]);
+        loop {
+            match *s.get(i)? {
+                b'"' => {
+                    self.toks.push(Tok::Str {
+                        start: dstart,
+                        end: self.decoded.len(),
+                        escaped: true,
+                    });
+                    return Some(i + 1);
+                }
+                b'\\' => {
+                    let c = match *s.get(i + 1)? {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'/' => '/',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        b'n' => '\n',
+                        b'r' => '\r',
+                        b't' => '\t',
+                        b'u' => {
+                            let hi = hex4(s, i + 2)?;
+                            if (0xD800..0xDC00).contains(&hi) {
+                                if s.get(i + 6..i + 8) != Some(b"\\u") {
+                                    return None;
+                                }
+                                let lo = hex4(s, i + 8)?;
+                                if !(0xDC00..0xE000).contains(&lo) {
+                                    return None;
+                                }
+                                i += 10;
+                                char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))?
+                            } else {
+                                i += 4;
+                                char::from_u32(hi)?
+                            }
+                        }
+                        _ => return None,
+                    };
+                    i += 2;
+                    let mut buf = [0u8; 4];
+                    self.decoded
+                        .extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                }
+                _ => return None,
+            }
+            let n = plain_len(&s[i..]);
+            self.decoded.extend_from_slice(&s[i..i + n]);
+            i += n;
+        }
+    }
+
+    fn number(&mut self, s: &[u8], p: usize) -> Option<usize> {
+        let start = p;
+        let mut p = p;
+        if s[p] == b'-' {
+            p += 1;
+        }
+        let digits = |mut p: usize| {
+            while let Some(b'0'..=b'9') = s.get(p) {
+                p += 1;
+            }
+            p
+        };
+        let int_start = p;
+        match *s.get(p)? {
+            b'0' => {
+                p += 1;
+                if let Some(b'0'..=b'9') = s.get(p) {
+                    return None;
+                }
+            }
+            b'1'..=b'9' => p = digits(p),
+            _ => return None,
+        }
+        let int_end = p;
+        let mut float = false;
+        if s.get(p) == Some(&b'.') {
+            let q = digits(p + 1);
+            if q == p + 1 {
+                return None;
+            }
+            p = q;
+            float = true;
+        }
+        if let Some(b'e' | b'E') = s.get(p) {
+            p += 1;
+            if let Some(b'+' | b'-') = s.get(p) {
+                p += 1;
+            }
+            let q = digits(p);
+            if q == p {
+                return None;
+            }
+            p = q;
+            float = true;
+        }
+        if float {
+            // ASCII by construction.
+            let lit = std::str::from_utf8(&s[start..p]).ok()?;
+            let f: f64 = lit.parse().ok()?;
+            if !f.is_finite() {
+                return None;
+            }
+            self.toks.push(Tok::Float(f));
+        } else {
+            if int_end - int_start > MAX_INT_DIGITS {
+                return None;
+            }
+            self.toks.push(Tok::Int { start, end: p });
+        }
+        Some(p)
+    }
+
+    /// The integer literal of token `t` as the oracle keeps it (`-0` is `0`).
+    pub fn int_text<'a>(&self, s: &'a [u8], t: usize) -> Option<&'a [u8]> {
+        match self.toks[t] {
+            Tok::Int { start, end } => {
+                let lit = &s[start..end];
+                Some(if lit == b"-0" { &lit[1..] } else { lit })
+            }
+            _ => None,
+        }
+    }
+
+    /// Append the canonical bytes of token `t` (and its subtree); returns the index of
+    /// the token after it. `mark` names one token whose output range is recorded.
+    pub fn write(
+        &self,
+        s: &[u8],
+        t: usize,
+        out: &mut Vec<u8>,
+        mark: usize,
+        marked: &mut std::ops::Range<usize>,
+    ) -> usize {
+        let begin = out.len();
+        let next = match self.toks[t] {
+            Tok::Null => {
+                out.extend_from_slice(b"null");
+                t + 1
+            }
+            Tok::True => {
+                out.extend_from_slice(b"true");
+                t + 1
+            }
+            Tok::False => {
+                out.extend_from_slice(b"false");
+                t + 1
+            }
+            Tok::Int { .. } => {
+                out.extend_from_slice(self.int_text(s, t).expect("an integer token"));
+                t + 1
+            }
+            Tok::Float(f) => {
+                canonical::write_float(f, out);
+                t + 1
+            }
+            Tok::Str {
+                start,
+                end,
+                escaped: false,
+            } => {
+                // No `"`, `\` or control character: the raw bytes are canonical.
+                out.push(b'"');
+                out.extend_from_slice(&s[start..end]);
+                out.push(b'"');
+                t + 1
+            }
+            Tok::Str {
+                start,
+                end,
+                escaped: true,
+            } => {
+                let text = simdutf8::basic::from_utf8(&self.decoded[start..end])
+                    .expect("decoded from UTF-8 and escapes");
+                canonical::write_string(text, out);
+                t + 1
+            }
+            Tok::Array { end } => {
+                out.push(b'[');
+                let mut i = t + 1;
+                while i < end {
+                    if i > t + 1 {
+                        out.push(b',');
+                    }
+                    i = self.write(s, i, out, mark, marked);
+                }
+                out.push(b']');
+                end
+            }
+            Tok::Object {
+                end,
+                order,
+                members,
+            } => {
+                out.push(b'{');
+                for (n, &(_, k)) in self.order[order..order + members].iter().enumerate() {
+                    if n > 0 {
+                        out.push(b',');
+                    }
+                    self.write(s, k, out, mark, marked);
+                    out.push(b':');
+                    self.write(s, k + 1, out, mark, marked);
+                }
+                out.push(b'}');
+                end
+            }
+        };
+        if t == mark {
+            *marked = begin..out.len();
+        }
+        next
+    }
+
+    /// The oracle's value of token `t` (for checks written against `json::Value`).
+    pub fn to_value(&self, s: &[u8], t: usize) -> crate::json::Value {
+        use crate::json::{Number, Value};
+        let text = |b: &[u8]| String::from_utf8(b.to_vec()).expect("UTF-8");
+        match self.toks[t] {
+            Tok::Null => Value::Null,
+            Tok::True => Value::Bool(true),
+            Tok::False => Value::Bool(false),
+            Tok::Int { .. } => Value::Number(Number::Int(text(self.int_text(s, t).unwrap()))),
+            Tok::Float(f) => Value::Number(Number::Float(f)),
+            Tok::Str { .. } => Value::String(text(self.str_bytes(s, t).unwrap())),
+            Tok::Array { end } => {
+                let mut items = Vec::new();
+                let mut i = t + 1;
+                while i < end {
+                    items.push(self.to_value(s, i));
+                    i = self.next(i);
+                }
+                Value::Array(items)
+            }
+            Tok::Object { .. } => Value::Object(
+                self.members_in_input_order(t)
+                    .into_iter()
+                    .map(|k| (text(self.str_bytes(s, k).unwrap()), self.to_value(s, k + 1)))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The index of the token after token `t`'s subtree.
+    pub fn next(&self, t: usize) -> usize {
+        match self.toks[t] {
+            Tok::Array { end } | Tok::Object { end, .. } => end,
+            _ => t + 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::word;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn key_order_is_byte_order(
+            a in proptest::collection::vec(prop_oneof![Just(0u8), Just(b'a'), any::<u8>()], 0..12),
+            b in proptest::collection::vec(prop_oneof![Just(0u8), Just(b'a'), any::<u8>()], 0..12),
+        ) {
+            // How objects sort their keys: the word first, the bytes on a tie.
+            prop_assert_eq!(word(&a).cmp(&word(&b)).then_with(|| a.cmp(&b)), a.cmp(&b));
+        }
+    }
+}

@@ -1,0 +1,224 @@
+//! The fast path (`journal_conformance::fast`, what the CLI and `serve` run) against
+//! the oracle (the `Value`-based reference SPEC.md describes), with
+//! `fast::differences`: same results byte for byte, same errors (code, message, line,
+//! column, sequence, event id), for validate, fingerprint, replay and branch, run
+//! sequentially and with worker threads over tiny blocks.
+//!
+//! Inputs: generated valid and malformed journals (`src/generate`), every corpus
+//! vector's input, the golden traces, and those inputs mutated (bytes flipped,
+//! inserted, deleted, lines swapped or cut).
+
+use journal_conformance::event::Profile;
+use journal_conformance::fast;
+use journal_conformance::generate::{any_malformed_journal, valid_journal, GenConfig};
+use journal_conformance::golden::GOLDEN;
+use journal_conformance::vectors;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+
+fn agree(input: &[u8], profile: Profile) -> Result<(), String> {
+    let d = fast::differences(input, profile);
+    if d.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "input {:?} ({})\n{}",
+            String::from_utf8_lossy(input),
+            profile.as_str(),
+            d.join("\n")
+        ))
+    }
+}
+
+fn both_profiles(input: &[u8]) -> Result<(), String> {
+    agree(input, Profile::Core)?;
+    agree(input, Profile::Trace01)
+}
+
+/// Deterministic mutations of `input`: each a small, typical corruption.
+fn mutations(input: &[u8], seed: u64) -> Vec<Vec<u8>> {
+    let mut x = seed | 1;
+    let mut rnd = move |n: usize| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % n.max(1) as u64) as usize
+    };
+    let mut out = Vec::new();
+    if input.is_empty() {
+        return out;
+    }
+    const BYTES: &[u8] = b"\n\r \"\\{}[],:0-.e\x00\x1f\xff\xc3u";
+    for _ in 0..4 {
+        let mut m = input.to_vec();
+        let at = rnd(m.len());
+        match rnd(5) {
+            0 => m[at] = BYTES[rnd(BYTES.len())],
+            1 => m.insert(at, BYTES[rnd(BYTES.len())]),
+            2 => {
+                m.remove(at);
+            }
+            3 => m.truncate(at),
+            _ => {
+                // Duplicate a line (ids and sequences clash) or swap two.
+                let mut lines: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
+                let (i, j) = (rnd(lines.len()), rnd(lines.len()));
+                if rnd(2) == 0 {
+                    lines.insert(j, lines[i]);
+                } else {
+                    lines.swap(i, j);
+                }
+                m = lines.join(&b'\n');
+            }
+        }
+        out.push(m);
+    }
+    out
+}
+
+#[test]
+fn corpus_inputs_and_their_mutations() {
+    let cases = vectors::load_embedded().expect("embedded corpus");
+    assert!(cases.len() > 100, "the corpus is embedded");
+    let mut failures = Vec::new();
+    for (n, case) in cases.iter().enumerate() {
+        if let Err(e) = agree(&case.input, case.profile) {
+            failures.push(format!("{}: {e}", case.id));
+        }
+        for m in mutations(&case.input, n as u64 + 1) {
+            if let Err(e) = agree(&m, case.profile) {
+                failures.push(format!("{} (mutated): {e}", case.id));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn golden_traces_and_their_mutations() {
+    for g in GOLDEN {
+        both_profiles(g.journal).unwrap();
+        for seed in 1..30 {
+            for m in mutations(g.journal, seed) {
+                both_profiles(&m).unwrap_or_else(|e| panic!("{} (mutated): {e}", g.name));
+            }
+        }
+    }
+}
+
+#[test]
+fn hand_picked_edge_cases() {
+    let ev = |seq: u32, id: &str, extra: &str| {
+        format!(
+            r#"{{"event_id":"{id}","session_id":"s","sequence":{seq},"type":"user.message","payload":{{"content":"hi"}},"provenance":{{"run_id":"r"}}{extra}}}"#
+        )
+    };
+    let inputs = [
+        String::new(),
+        "\n".into(),
+        format!("{}\n\n{}", ev(0, "a", ""), ev(1, "b", "")),
+        format!("{}\r\n{}", ev(0, "a", ""), ev(1, "b", "")),
+        format!("\u{feff}{}", ev(0, "a", "")),
+        format!("{}\n{}", ev(0, "a", ""), ev(1, "a", "")),
+        format!("{}\n{}", ev(0, "a", ""), ev(2, "b", "")),
+        format!("{}\n{}", ev(0, "a", ""), ev(1, "b", r#","parent_event_id":"b""#)),
+        format!("{}\n{}", ev(0, "a", ""), ev(1, "b", r#","parent_event_id":"c""#)),
+        format!("{}\n{}", ev(0, "a", ""), ev(1, "b", r#","parent_event_id":"a""#)),
+        ev(0, "a\\u00e9\\ud83d\\ude00", r#","x":"\ud800""#),
+        ev(0, "a", r#","x":"\ud83d\ude00\u0041\/\b\f\n\r\t\"\\""#),
+        ev(0, "a", r#","x":{"b":1,"a":2,"\u0061b":3,"é":-0,"z":[1.5e300,-0.0,1E2,0.1]}"#),
+        ev(0, "a", r#","x":{"a":1,"\u0061":2}"#),
+        ev(0, "a", r#","x":1e400"#),
+        ev(0, "a", r#","sequence":0"#),
+        ev(0, "a", &format!(r#","x":{}"#, "[".repeat(130))),
+        ev(0, "a", &format!(r#","x":{}{}"#, "[".repeat(127), "]".repeat(127))),
+        ev(0, "a", &format!(r#","x":{}"#, "9".repeat(4301))),
+        ev(0, "a", &format!(r#","x":{}"#, "9".repeat(4300))),
+        r#"{"event_id":"a","session_id":"s","sequence":-0,"type":"session.stop","payload":{},"provenance":{"run_id":"r"}}"#.into(),
+        r#"{"event_id":"a","session_id":"s","sequence":18446744073709551616,"type":"x","payload":{},"provenance":{"run_id":"r"}}"#.into(),
+        r#"{"event_id":"a","session_id":"s","sequence":0,"type":"model.response","payload":{"final":true},"provenance":{"run_id":"r"}}"#.into(),
+        r#"{"event_id":"a","session_id":"s","sequence":0,"type":"model.response","payload":{"content":7},"provenance":{"run_id":"r"}}"#.into(),
+        r#"{"event_id":"a","session_id":"s","sequence":0,"type":"tool.result","payload":{"z":1,"a":{"y":[],"b":"\u00e9"}},"provenance":{"run_id":"r"}}"#.into(),
+        "  [1, 2]  ".into(),
+        "{\"a\":1} x".into(),
+        "nul".into(),
+        "\"\\u12\"".into(),
+    ];
+    for input in inputs {
+        both_profiles(input.as_bytes()).unwrap();
+    }
+}
+
+#[test]
+fn generated_journals() {
+    let mut runner = TestRunner::new_with_rng(
+        Config {
+            cases: 64,
+            ..Config::default()
+        },
+        TestRng::deterministic_rng(RngAlgorithm::XorShift),
+    );
+    for profile in [Profile::Core, Profile::Trace01] {
+        let cfg = GenConfig::with_profile(profile);
+        runner
+            .run(&valid_journal(&cfg), |j| {
+                agree(&j.bytes(), profile).map_err(TestCaseError::fail)?;
+                for m in mutations(&j.bytes(), j.bytes().len() as u64) {
+                    agree(&m, profile).map_err(TestCaseError::fail)?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        runner
+            .run(&any_malformed_journal(&cfg), |m| {
+                agree(&m.bytes, m.profile).map_err(TestCaseError::fail)
+            })
+            .unwrap();
+    }
+}
+
+/// The line bound (CONTRACTS "Line length bound"): an over-long line is an I/O error
+/// naming it, lines before it are still checked first, and a line of exactly the
+/// limit passes; the same sequentially and with threads.
+#[test]
+fn line_bound() {
+    let ev = |seq: u32| {
+        format!(
+            r#"{{"event_id":"e{seq}","session_id":"s","sequence":{seq},"type":"x","payload":{{}},"provenance":{{"run_id":"r"}}}}"#
+        )
+    };
+    let (a, b) = (ev(0), ev(1));
+    let limit = a.len().max(b.len());
+    for threads in [0, 2] {
+        let opts = fast::Options {
+            max_line_bytes: limit,
+            threads,
+            block_bytes: 7,
+            ..fast::Options::new(Profile::Core)
+        };
+        let ok = format!("{a}\n{b}\n");
+        assert_eq!(fast::validate(ok.as_bytes(), &opts).unwrap(), 2);
+        let long = format!("{a}\n{b}\n{} \n", ev(2));
+        match fast::validate(long.as_bytes(), &opts) {
+            Err(journal_conformance::journal::ReadError::Io(e)) => assert_eq!(
+                e.to_string(),
+                format!("line 3 is longer than {limit} bytes; --max-line-bytes raises the limit")
+            ),
+            other => panic!("{other:?}"),
+        }
+        // Unterminated at the end of input: still bounded.
+        let tail = format!("{a}\n{}", "x".repeat(limit + 1));
+        assert!(matches!(
+            fast::validate(tail.as_bytes(), &opts),
+            Err(journal_conformance::journal::ReadError::Io(_))
+        ));
+        // An invalid earlier line wins over a later long line.
+        let earlier = format!("{a}\n{a}\n{}\n", "x".repeat(limit * 3));
+        match fast::validate(earlier.as_bytes(), &opts) {
+            Err(journal_conformance::journal::ReadError::Invalid(e)) => {
+                assert_eq!(e.line, Some(2), "{e:?}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
