@@ -130,6 +130,9 @@ pub enum Command {
         reports: Vec<PathBuf>,
         #[arg(long)]
         json: bool,
+        /// Also write a self-contained HTML results page here.
+        #[arg(long, value_name = "OUT.html")]
+        html: Option<PathBuf>,
     },
     /// Session trees (SPEC.md section 15): inspect, validate, show, apply operations.
     Tree {
@@ -486,7 +489,17 @@ pub fn run(cli: Cli) -> i32 {
                 }
             }
         }
-        Command::Summary { reports, json } => {
+        Command::Summary {
+            reports,
+            json,
+            html,
+        } => {
+            if let Some(out) = &html {
+                if let Err(e) = crate::html::write_page(out, &reports) {
+                    eprintln!("error: {e}");
+                    return EXIT_USAGE;
+                }
+            }
             let mut all = Vec::new();
             for r in &reports {
                 match crate::runner::read_report(r) {

@@ -28,6 +28,8 @@
 //! | [`adapter`] | the adapter protocol: reference, persistent and one-shot adapters, `serve` |
 //! | [`runner`] | running the corpus against an implementation, reports, summaries |
 //! | [`differential`] | property-based differential testing, shrunk counterexamples as vectors |
+//! | [`html`] | the results page (`summary --html`) |
+//! | [`inprocess`] | running the corpus against a Rust implementation from its own tests |
 //! | [`fsutil`] | atomic file writes |
 //! | [`cli`] | the command-line interface |
 //!
@@ -50,6 +52,8 @@ pub mod fingerprint;
 pub mod fsutil;
 pub mod generate;
 pub mod golden;
+pub mod html;
+pub mod inprocess;
 pub mod journal;
 pub mod json;
 pub mod ops;
