@@ -433,9 +433,9 @@ fn is_bad(c: &CaseLine) -> bool {
 }
 
 fn details(h: &mut String, imp: usize, c: &CaseLine) {
-    let _ = write!(
+    let _ = writeln!(
         h,
-        "<details id=\"{}\" class=\"case\"><summary><code>{}</code>: {}{}</summary>\n",
+        "<details id=\"{}\" class=\"case\"><summary><code>{}</code>: {}{}</summary>",
         anchor(imp, &c.id),
         escape(&c.id),
         escape(&c.outcome),
