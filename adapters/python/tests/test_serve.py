@@ -151,5 +151,30 @@ class CheckOperationTest(unittest.TestCase):
             self.assertEqual(jca.check_operation(op) is None, by_schema, (op, jca.check_operation(op)))
 
 
+class TrafficSchemaTest(unittest.TestCase):
+    """Every message serve() writes, validated against schemas/protocol-1 (jsonschema)."""
+
+    def test_replies_match_the_schemas(self):
+        try:
+            import jsonschema
+        except ImportError:
+            self.skipTest("jsonschema not installed (CI installs it)")
+        d = os.path.join(HERE, "..", "..", "..", "schemas", "protocol-1")
+
+        def schema(name):
+            with open(os.path.join(d, name + ".schema.json")) as f:
+                return jsonschema.Draft202012Validator(json.load(f))
+        p, replies = talk([START, run(1, {"op": "validate"}, b"a\n"), run(2, {"op": "validate"}, b"\xef\xbb\xbf"),
+                           run(3, {"op": "fingerprint"}), run(4, {"op": "branch", "at": 3, "branch_id": "b"}),
+                           run(5, {"op": "canonical"}), b"not json", STOP])
+        self.assertEqual(p.returncode, 0)
+        self.assertEqual(list(schema("handshake").iter_errors(replies[0])), [])
+        reply = schema("reply")
+        for r in replies[1:]:
+            self.assertEqual([e.message for e in reply.iter_errors(r)], [], r)
+        self.assertEqual({next(k for k in r if k != "id") for r in replies[1:]}, {"result", "error", "unsupported"})
+        self.assertFalse(reply.is_valid({"id": 1, "error": {"code": "x", "line": 0}}))   # the check can fail
+
+
 if __name__ == "__main__":
     unittest.main()
