@@ -133,6 +133,9 @@ pub enum Command {
         reports: Vec<PathBuf>,
         #[arg(long)]
         json: bool,
+        /// Also write a self-contained HTML results page here.
+        #[arg(long, value_name = "OUT.html")]
+        html: Option<PathBuf>,
     },
     /// Session trees (SPEC.md section 15): inspect, validate, show, apply operations.
     Tree {
@@ -449,7 +452,19 @@ pub fn run(cli: Cli) -> i32 {
                 }
             }
         }
-        Command::Summary { reports, json } => crate::runner::summary_command(&reports, json),
+        Command::Summary {
+            reports,
+            json,
+            html,
+        } => {
+            if let Some(out) = &html {
+                if let Err(e) = crate::html::write_page(out, &reports) {
+                    eprintln!("error: {e}");
+                    return EXIT_USAGE;
+                }
+            }
+            crate::runner::summary_command(&reports, json)
+        }
         Command::Tree { action } => run_tree(action),
         Command::Generate(args) if args.kind == "list" => {
             for k in crate::generate::cli::kinds() {

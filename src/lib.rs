@@ -30,6 +30,8 @@
 //! | [`explain`] | failures that explain themselves: escaped inputs, rule titles, causes, the by-rule table |
 //! | [`runner`] | running the corpus against an implementation, reports, summaries |
 //! | [`differential`] | property-based differential testing, shrunk counterexamples as vectors |
+//! | [`html`] | the results page (`summary --html`) |
+//! | [`inprocess`] | running the corpus against a Rust implementation from its own tests |
 //! | [`fsutil`] | atomic file writes |
 //! | [`commands`] | one module per newer subcommand (`show`) |
 //! | [`cli`] | the command-line interface |
@@ -57,6 +59,8 @@ pub mod fingerprint;
 pub mod fsutil;
 pub mod generate;
 pub mod golden;
+pub mod html;
+pub mod inprocess;
 pub mod journal;
 pub mod json;
 pub mod ops;

@@ -1008,7 +1008,7 @@ class AdapterTest(unittest.TestCase):
             {"cmd": "run", "id": 102, "op": {"op": "validate"}, "profile": "trace-9", "input_base64": ""},
             {"cmd": "run", "id": 103, "op": {"op": "validate"}, "profile": "core", "input_base64": "%%"},
             b"this is not json",
-            {"cmd": "run", "id": 104, "op": "replay", "until": 1, "profile": "core",
+            {"cmd": "run", "id": 104, "op": {"op": "replay", "until": 1}, "profile": "core",
              "input_base64": base64.b64encode(journal(ev(0), ev(1))).decode()},
             {"cmd": "run", "id": 105, "op": {"op": "canonical"}, "profile": "core",
              "input_base64": base64.b64encode(b"[1e16, -0, 1.0]").decode()},

@@ -1121,7 +1121,7 @@ class AdapterStoreTest(unittest.TestCase):
         reqs = [{"cmd": "start", "protocol": 1},
                 {"cmd": "run", "id": 1, "op": {"op": "store_apply", "steps": self.STEPS},
                  "profile": "core", "input_base64": base64.b64encode(data).decode()},
-                {"cmd": "run", "id": 2, "op": "store_apply", "steps": [{"step": "bogus"}],
+                {"cmd": "run", "id": 2, "op": {"op": "store_apply", "steps": [{"step": "bogus"}]},
                  "profile": "core", "input_base64": ""},
                 {"cmd": "stop"}]
         lines = "".join(json.dumps(r) + "\n" for r in reqs).encode()
@@ -1134,7 +1134,8 @@ class AdapterStoreTest(unittest.TestCase):
             "recovered": [{"offset": len(L[0]) + 1, "torn": '{"x'}],
             "results": [ack(1), ack(0, True)],
             "journal": journal_bytes(2).decode("utf-8")}})
-        self.assertEqual((replies[2]["id"], replies[2]["error"]["code"]), (2, "invalid_operation"))
+        # A-REQ-1: a malformed operation is a protocol error, never a conformance result.
+        self.assertEqual((replies[2]["id"], replies[2]["error"]["code"]), (2, "invalid_request"))
 
     def test_oneshot(self):
         steps = json.dumps(self.STEPS, separators=(",", ":"))

@@ -724,7 +724,7 @@ class AdapterTreeTest(unittest.TestCase):
              "profile": "core", "input_base64": b64},
             {"cmd": "run", "id": 4, "op": INSPECT, "profile": "core",
              "input_base64": base64.b64encode(b"\n\n{}").decode()},
-            {"cmd": "run", "id": 5, "op": "tree_apply", "ops": [seek("zz")], "profile": "core",
+            {"cmd": "run", "id": 5, "op": apply_op(seek("zz")), "profile": "core",
              "input_base64": b64},
             # a message nested 127 deep inside a step (depth 131 in the request)
             {"cmd": "run", "id": 6, "op": apply_op(append("@@")), "profile": "core",

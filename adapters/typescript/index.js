@@ -1,0 +1,641 @@
+// journal-conformance-adapter: write a protocol-1 adapter (SPEC.md section 13) for the
+// journal-conformance kit by giving `serve()` one function per operation you implement.
+//
+// Plain ES module, no runtime dependencies; the types are in index.d.ts.
+//
+//   import { serve, Rejected } from "journal-conformance-adapter";
+//   serve({ validate: (input) => ({ event_count: countEvents(input) }) },
+//         { implementation: { name: "my-journal", version: "1.0.0" } });
+//
+// serve() speaks persistent mode (13.1) on stdin/stdout, or one-shot mode (13.2) when the
+// process is started with an operation name as its first argument.
+
+import { Console } from "node:console";
+
+/** Protocol version this package speaks (A-START-1). */
+export const PROTOCOL = 1;
+
+/** Every operation of protocol 1, in the order a handshake lists them. */
+export const OPERATIONS = Object.freeze([
+  "validate",
+  "replay",
+  "fingerprint",
+  "branch",
+  "canonical",
+  "tree_inspect",
+  "tree_apply",
+  "store_apply",
+]);
+
+/** Every profile of protocol 1. */
+export const PROFILES = Object.freeze(["core", "trace-0.1"]);
+
+/**
+ * Throw (or return) this from a handler to reject the input: the reply is
+ * `{"id":N,"error":{code, line, sequence, ...}}` (O-ERR-1).
+ */
+export class Rejected extends Error {
+  /**
+   * @param {string} code an error code of SPEC.md section 10, e.g. "sequence_gap"
+   * @param {{line?: number|null, column?: number|null, sequence?: number|bigint|null,
+   *          event_id?: string|null, index?: number, message?: string}} [where]
+   */
+  constructor(code, where = {}) {
+    super(where.message ?? code);
+    this.name = "Rejected";
+    this.code = code;
+    this.where = where;
+  }
+
+  /** The O-ERR-1 object of this error. */
+  toJSON() {
+    const e = { code: this.code, message: this.where.message ?? "" };
+    for (const k of ["line", "column", "sequence", "event_id", "index"]) {
+      if (this.where[k] !== undefined) e[k] = this.where[k];
+    }
+    return e;
+  }
+}
+
+/** Throw this from a handler to answer `{"id":N,"unsupported":true}` (A-SKIP-1). */
+export class Unsupported extends Error {
+  constructor(message = "unsupported") {
+    super(message);
+    this.name = "Unsupported";
+  }
+}
+
+/** Throw this from a handler when the request itself is malformed (A-REQ-1). */
+export class InvalidRequest extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "InvalidRequest";
+  }
+}
+
+// ------------------------------------------------------------------ JSON
+
+/**
+ * Parse one JSON text (RFC 8259). Integers beyond Number.MAX_SAFE_INTEGER become BigInt so
+ * `until`/`at` arrive exactly; `__proto__` keys are plain members. Throws SyntaxError.
+ * @param {string} text
+ */
+export function parseJson(text) {
+  let i = 0;
+  const n = text.length;
+  const fail = (what) => {
+    throw new SyntaxError(`${what} at offset ${i}`);
+  };
+  const ws = () => {
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) i++;
+      else break;
+    }
+  };
+  const NUM = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
+  const value = (depth) => {
+    if (depth > 10000) fail("nesting too deep");
+    ws();
+    const c = text[i];
+    if (c === "{") {
+      i++;
+      const obj = {};
+      ws();
+      if (text[i] === "}") {
+        i++;
+        return obj;
+      }
+      for (;;) {
+        ws();
+        if (text[i] !== '"') fail("expected a string key");
+        const k = string();
+        ws();
+        if (text[i] !== ":") fail("expected ':'");
+        i++;
+        Object.defineProperty(obj, k, {
+          value: value(depth + 1),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+        ws();
+        if (text[i] === ",") i++;
+        else if (text[i] === "}") {
+          i++;
+          return obj;
+        } else fail("expected ',' or '}'");
+      }
+    }
+    if (c === "[") {
+      i++;
+      const arr = [];
+      ws();
+      if (text[i] === "]") {
+        i++;
+        return arr;
+      }
+      for (;;) {
+        arr.push(value(depth + 1));
+        ws();
+        if (text[i] === ",") i++;
+        else if (text[i] === "]") {
+          i++;
+          return arr;
+        } else fail("expected ',' or ']'");
+      }
+    }
+    if (c === '"') return string();
+    for (const [lit, v] of [
+      ["true", true],
+      ["false", false],
+      ["null", null],
+    ]) {
+      if (text.startsWith(lit, i)) {
+        i += lit.length;
+        return v;
+      }
+    }
+    NUM.lastIndex = i;
+    const m = NUM.exec(text);
+    if (!m) fail("unexpected character");
+    i = NUM.lastIndex;
+    if (m[1] === undefined && m[2] === undefined) {
+      const v = Number(m[0]);
+      return Number.isSafeInteger(v) ? (Object.is(v, -0) ? 0 : v) : BigInt(m[0]);
+    }
+    const f = Number(m[0]);
+    if (!Number.isFinite(f)) fail("number out of range");
+    return f;
+  };
+  const string = () => {
+    // text[i] === '"'
+    let j = i + 1;
+    let out = "";
+    for (;;) {
+      if (j >= n) {
+        i = j;
+        fail("unterminated string");
+      }
+      const c = text.charCodeAt(j);
+      if (c === 0x22) break;
+      if (c < 0x20) {
+        i = j;
+        fail("control character in string");
+      }
+      if (c === 0x5c) {
+        const e = text[j + 1];
+        const simple = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
+        if (e in simple) {
+          out += simple[e];
+          j += 2;
+        } else if (e === "u" && /^[0-9a-fA-F]{4}$/.test(text.slice(j + 2, j + 6))) {
+          out += String.fromCharCode(parseInt(text.slice(j + 2, j + 6), 16));
+          j += 6;
+        } else {
+          i = j;
+          fail("invalid escape");
+        }
+      } else {
+        out += text[j];
+        j++;
+      }
+    }
+    i = j + 1;
+    return out;
+  };
+  const v = value(0);
+  ws();
+  if (i !== n) fail("text after the value");
+  return v;
+}
+
+/**
+ * Write a JSON value as compact text; BigInt is written as its digits. Throws TypeError on
+ * values JSON cannot hold (NaN, Infinity, functions, symbols, cycles).
+ * @param {unknown} value
+ */
+export function stringifyJson(value) {
+  const seen = new Set();
+  const w = (v) => {
+    if (v === null) return "null";
+    switch (typeof v) {
+      case "boolean":
+        return v ? "true" : "false";
+      case "bigint":
+        return v.toString();
+      case "number":
+        if (!Number.isFinite(v)) throw new TypeError(`${v} is not a JSON number`);
+        return JSON.stringify(v);
+      case "string":
+        return JSON.stringify(v);
+      case "object": {
+        if (seen.has(v)) throw new TypeError("cyclic value");
+        seen.add(v);
+        let s;
+        if (typeof v.toJSON === "function" && !Array.isArray(v)) {
+          s = w(v.toJSON());
+        } else if (Array.isArray(v)) {
+          s = "[" + v.map((x) => (x === undefined ? "null" : w(x))).join(",") + "]";
+        } else {
+          const parts = [];
+          for (const k of Object.keys(v)) {
+            if (v[k] === undefined) continue;
+            parts.push(JSON.stringify(k) + ":" + w(v[k]));
+          }
+          s = "{" + parts.join(",") + "}";
+        }
+        seen.delete(v);
+        return s;
+      }
+      default:
+        throw new TypeError(`a ${typeof v} is not a JSON value`);
+    }
+  };
+  return w(value);
+}
+
+// ------------------------------------------------------------------ requests
+
+const isInt = (v) => (typeof v === "number" && Number.isInteger(v)) || typeof v === "bigint";
+const I64_MIN = -(2n ** 63n);
+const I64_MAX = 2n ** 63n - 1n;
+const U64_MAX = 2n ** 64n - 1n;
+const inRange = (v, lo, hi) => isInt(v) && BigInt(v) >= lo && BigInt(v) <= hi;
+const isObj = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+
+function onlyMembers(obj, allowed, where) {
+  for (const k of Object.keys(obj)) {
+    if (!allowed.includes(k)) return `${where}: unknown member ${JSON.stringify(k)}`;
+  }
+  return null;
+}
+
+const TREE_STEPS = {
+  append: { message: () => true, timestamp: (v) => inRange(v, 0n, U64_MAX) },
+  seek: { id: (v) => typeof v === "string" },
+  checkpoint: { label: (v) => typeof v === "string" },
+  seek_checkpoint: { label: (v) => typeof v === "string" },
+  append_new: { history: Array.isArray, timestamp: (v) => inRange(v, 0n, U64_MAX) },
+  save_load: {},
+};
+const STORE_STEPS = {
+  append: { line: (v) => typeof v === "string" },
+  append_batch: { lines: (v) => Array.isArray(v) && v.every((l) => typeof l === "string") },
+  restart: {},
+  checkpoint: {},
+  replay: {},
+  replay_from_checkpoint: {},
+};
+
+function checkSteps(steps, kinds, where) {
+  if (!Array.isArray(steps)) return `${where} must be an array`;
+  for (const [n, s] of steps.entries()) {
+    const at = `${where}[${n}]`;
+    if (!isObj(s) || typeof s.step !== "string" || !(s.step in kinds)) {
+      return `${at}: not a known step`;
+    }
+    const members = kinds[s.step];
+    const bad = onlyMembers(s, ["step", ...Object.keys(members)], at);
+    if (bad) return bad;
+    for (const [m, ok] of Object.entries(members)) {
+      if (!(m in s)) return `${at}: ${s.step} needs ${m}`;
+      if (!ok(s[m])) return `${at}: ${m} has the wrong type`;
+    }
+  }
+  return null;
+}
+
+/**
+ * Check an operation object against protocol 1 (run.schema.json). Returns null when it is
+ * well formed, else why not.
+ * @param {unknown} op
+ */
+export function checkOperation(op) {
+  if (!isObj(op) || typeof op.op !== "string") return "`op` must be an object with a string `op`";
+  const i64 = (v) => inRange(v, I64_MIN, I64_MAX);
+  switch (op.op) {
+    case "validate":
+    case "canonical":
+    case "tree_inspect":
+      return onlyMembers(op, ["op"], op.op);
+    case "replay":
+    case "fingerprint":
+      if ("until" in op && !i64(op.until)) return `${op.op}: until must be a 64-bit integer`;
+      return onlyMembers(op, ["op", "until"], op.op);
+    case "branch":
+      if (!i64(op.at)) return "branch: at must be a 64-bit integer";
+      if (typeof op.branch_id !== "string") return "branch: branch_id must be a string";
+      return onlyMembers(op, ["op", "at", "branch_id"], "branch");
+    case "tree_apply":
+      return onlyMembers(op, ["op", "ops"], "tree_apply") ?? checkSteps(op.ops, TREE_STEPS, "ops");
+    case "store_apply":
+      return (
+        onlyMembers(op, ["op", "steps"], "store_apply") ?? checkSteps(op.steps, STORE_STEPS, "steps")
+      );
+    default:
+      return `unknown operation ${JSON.stringify(op.op)}`;
+  }
+}
+
+const B64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function decodeBase64(s) {
+  if (typeof s !== "string" || !B64.test(s) || s.length % 4 !== 0) return null;
+  return new Uint8Array(Buffer.from(s, "base64"));
+}
+
+function errorReply(id, code, message) {
+  return { id, error: { code, message } };
+}
+
+function normalizeOptions(handlers, options) {
+  if (!isObj(handlers)) throw new TypeError("serve(handlers): handlers must be an object");
+  for (const [k, f] of Object.entries(handlers)) {
+    if (!OPERATIONS.includes(k)) {
+      throw new TypeError(`serve(): ${JSON.stringify(k)} is not an operation of protocol 1 (${OPERATIONS.join(", ")})`);
+    }
+    if (f !== undefined && typeof f !== "function") {
+      throw new TypeError(`serve(): handler ${k} must be a function`);
+    }
+  }
+  const implementation = {
+    name: "unnamed implementation",
+    version: "0.0.0",
+    language: "javascript",
+    ...(options.implementation ?? {}),
+  };
+  const profiles = options.profiles ?? ["core"];
+  for (const p of profiles) {
+    if (!PROFILES.includes(p)) throw new TypeError(`serve(): unknown profile ${JSON.stringify(p)}`);
+  }
+  return {
+    implementation,
+    profiles: [...profiles],
+    operations: OPERATIONS.filter((o) => typeof handlers[o] === "function"),
+  };
+}
+
+/** The handshake (A-START-1) serve() sends for these handlers and options. */
+export function handshake(handlers, options = {}) {
+  const o = normalizeOptions(handlers, options);
+  return { protocol: PROTOCOL, implementation: o.implementation, operations: o.operations, profiles: o.profiles };
+}
+
+async function callHandler(handlers, op, profile, input, id, log) {
+  try {
+    const r = await handlers[op.op](input, { id, op, profile });
+    if (r instanceof Rejected) return { id, error: r.toJSON() };
+    if (r === undefined) throw new TypeError(`handler ${op.op} returned undefined (return a JSON value)`);
+    return { id, result: r };
+  } catch (e) {
+    if (e instanceof Rejected) return { id, error: e.toJSON() };
+    if (e instanceof Unsupported) return { id, unsupported: true };
+    if (e instanceof InvalidRequest) return errorReply(id, "invalid_request", e.message);
+    log(`handler ${op.op} threw: ${e && e.stack ? e.stack : e}`);
+    return errorReply(id, "internal_error", `${e && e.name ? e.name + ": " : ""}${e && e.message ? e.message : e}`);
+  }
+}
+
+/**
+ * Answer one request line (persistent mode). Returns the reply object, or `null` for
+ * `stop` (after which the adapter exits). Never throws.
+ * @param {Record<string, Function>} handlers
+ * @param {object} options as for serve()
+ * @param {string|Uint8Array} line one line without its `\n`
+ */
+export async function handleLine(handlers, options, line) {
+  const o = normalizeOptions(handlers, options);
+  const log = options.log ?? ((m) => process.stderr.write(m + "\n"));
+  let text = line;
+  if (typeof line !== "string") {
+    try {
+      text = new TextDecoder("utf-8", { fatal: true }).decode(line);
+    } catch {
+      return errorReply(null, "invalid_request", "the request line is not UTF-8");
+    }
+  }
+  let msg;
+  try {
+    msg = parseJson(text.endsWith("\r") ? text.slice(0, -1) : text);
+  } catch (e) {
+    return errorReply(null, "invalid_request", `the request is not JSON: ${e.message}`);
+  }
+  if (!isObj(msg)) return errorReply(null, "invalid_request", "the request is not a JSON object");
+  const id = isInt(msg.id) && msg.id >= 1 ? msg.id : null;
+  switch (msg.cmd) {
+    case "start":
+      if (msg.protocol !== PROTOCOL) {
+        log(`runner asked for protocol ${stringifyJson(msg.protocol ?? null)}; this adapter speaks ${PROTOCOL}`);
+      }
+      return { protocol: PROTOCOL, implementation: o.implementation, operations: o.operations, profiles: o.profiles };
+    case "stop":
+      return null;
+    case "run": {
+      if (id === null) return errorReply(null, "invalid_request", "run: id must be a positive integer");
+      const op = msg.op;
+      if (isObj(op) && typeof op.op === "string" && !o.operations.includes(op.op)) {
+        return { id, unsupported: true }; // not offered, or unknown to protocol 1 (A-SKIP-1)
+      }
+      const bad = checkOperation(op);
+      if (bad) return errorReply(id, "invalid_request", bad);
+      const profile = msg.profile ?? "core";
+      if (typeof profile !== "string") return errorReply(id, "invalid_request", "run: profile must be a string");
+      if (!o.profiles.includes(profile)) return { id, unsupported: true };
+      const input = decodeBase64(msg.input_base64);
+      if (input === null) return errorReply(id, "invalid_request", "run: input_base64 is not base64");
+      return callHandler(handlers, op, profile, input, id, log);
+    }
+    default:
+      return errorReply(id, "invalid_request", `unknown cmd ${stringifyJson(msg.cmd ?? null)}`);
+  }
+}
+
+// ------------------------------------------------------------------ stdout hygiene
+
+const CONSOLE_METHODS = [
+  "log", "info", "debug", "warn", "dir", "dirxml", "table", "group", "groupCollapsed",
+  "groupEnd", "count", "countReset", "time", "timeEnd", "timeLog", "trace", "assert",
+];
+
+/**
+ * Send everything but the protocol to stderr: console.log and friends, and direct
+ * process.stdout.write calls. Returns [write to the real stdout, restore].
+ */
+function guardStdout() {
+  const stdout = process.stdout;
+  const realWrite = stdout.write;
+  const saved = CONSOLE_METHODS.map((m) => [m, console[m]]);
+  const toStderr = new Console({ stdout: process.stderr, stderr: process.stderr });
+  for (const m of CONSOLE_METHODS) {
+    if (typeof toStderr[m] === "function") console[m] = toStderr[m].bind(toStderr);
+  }
+  stdout.write = (...args) => process.stderr.write(...args);
+  const write = (text) =>
+    new Promise((resolve, reject) => realWrite.call(stdout, text, (err) => (err ? reject(err) : resolve())));
+  const restore = () => {
+    stdout.write = realWrite;
+    for (const [m, f] of saved) console[m] = f;
+  };
+  return [write, restore];
+}
+
+function streamWriter(stream) {
+  return (text) => new Promise((resolve, reject) => stream.write(text, (err) => (err ? reject(err) : resolve())));
+}
+
+// ------------------------------------------------------------------ serving
+
+async function* lines(stream) {
+  let parts = [];
+  for await (const chunk of stream) {
+    const buf = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    let start = 0;
+    for (let p = buf.indexOf(10); p !== -1; p = buf.indexOf(10, start)) {
+      parts.push(buf.subarray(start, p));
+      yield Buffer.concat(parts);
+      parts = [];
+      start = p + 1;
+    }
+    if (start < buf.length) parts.push(buf.subarray(start));
+  }
+  if (parts.length) yield Buffer.concat(parts);
+}
+
+async function readAll(stream) {
+  const parts = [];
+  for await (const chunk of stream) parts.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  return new Uint8Array(Buffer.concat(parts));
+}
+
+async function persistent(handlers, options, write) {
+  for await (const raw of lines(options.stdin ?? process.stdin)) {
+    if (raw.length === 0 || (raw.length === 1 && raw[0] === 13)) continue;
+    const reply = await handleLine(handlers, options, raw);
+    if (reply === null) return 0;
+    let text;
+    try {
+      text = stringifyJson(reply);
+    } catch (e) {
+      text = stringifyJson(errorReply(reply.id ?? null, "internal_error", `the result is not JSON: ${e.message}`));
+    }
+    await write(text + "\n");
+  }
+  return 0;
+}
+
+const USAGE =
+  "usage: ADAPTER                (persistent protocol 1 on stdin/stdout)\n" +
+  "       ADAPTER OP [--until N] [--at N] [--branch-id ID] [--ops JSON] [--steps JSON] [--profile P] < INPUT\n";
+
+/** Parse one-shot arguments (A-ONESHOT-1) into [operation object, profile]; throws on usage errors. */
+export function parseOneShotArgs(argv) {
+  const op = { op: argv[0] };
+  let profile = "core";
+  for (let i = 1; i < argv.length; i++) {
+    let flag = argv[i];
+    let value;
+    const eq = flag.indexOf("=");
+    if (flag.startsWith("--") && eq > 0) {
+      value = flag.slice(eq + 1);
+      flag = flag.slice(0, eq);
+    } else {
+      if (i + 1 >= argv.length) throw new InvalidRequest(`${flag} needs a value`);
+      value = argv[++i];
+    }
+    switch (flag) {
+      case "--until":
+      case "--at": {
+        if (!/^-?[0-9]+$/.test(value)) throw new InvalidRequest(`${flag} needs an integer, got ${value}`);
+        const b = BigInt(value);
+        op[flag.slice(2)] = b >= BigInt(Number.MIN_SAFE_INTEGER) && b <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(b) : b;
+        break;
+      }
+      case "--branch-id":
+        op.branch_id = value;
+        break;
+      case "--ops":
+      case "--steps":
+        try {
+          op[flag.slice(2)] = parseJson(value);
+        } catch (e) {
+          throw new InvalidRequest(`${flag} is not JSON: ${e.message}`);
+        }
+        break;
+      case "--profile":
+        profile = value;
+        break;
+      default:
+        throw new InvalidRequest(`unknown option ${flag}`);
+    }
+  }
+  return [op, profile];
+}
+
+async function oneShot(handlers, options, argv, write) {
+  const o = normalizeOptions(handlers, options);
+  const log = options.log ?? ((m) => process.stderr.write(m + "\n"));
+  if (argv[0] === "-h" || argv[0] === "--help") {
+    await write(USAGE);
+    return 0;
+  }
+  let op, profile;
+  try {
+    [op, profile] = parseOneShotArgs(argv);
+  } catch (e) {
+    log(`${e.message}\n${USAGE}`);
+    return 2;
+  }
+  if (!o.operations.includes(op.op) || !o.profiles.includes(profile)) {
+    log(`unsupported operation or profile: ${op.op} ${profile}`);
+    return 3;
+  }
+  const bad = checkOperation(op);
+  if (bad) {
+    log(bad);
+    return 2;
+  }
+  const input = await readAll(options.stdin ?? process.stdin);
+  const reply = await callHandler(handlers, op, profile, input, null, log);
+  if (reply.unsupported) return 3;
+  if (reply.error && ["internal_error", "invalid_request"].includes(reply.error.code)) {
+    log(reply.error.message);
+    return 2;
+  }
+  await write(stringifyJson("result" in reply ? reply.result : reply.error) + "\n");
+  return "result" in reply ? 0 : 1;
+}
+
+/**
+ * Serve the given handlers as a protocol-1 adapter. Resolves with the exit status (0 after
+ * `stop` or end of input); unless `options.exit === false` it then exits the process with it.
+ * @param {Record<string, Function>} handlers
+ * @param {object} [options]
+ */
+export async function serve(handlers, options = {}) {
+  normalizeOptions(handlers, options); // a typo in a handler name fails here, before any traffic
+  const argv = options.argv ?? process.argv.slice(2);
+  let write, restore;
+  if (options.stdout) {
+    write = streamWriter(options.stdout);
+    restore = () => {};
+  } else if (options.hygiene === false) {
+    write = streamWriter(process.stdout);
+    restore = () => {};
+  } else {
+    [write, restore] = guardStdout();
+  }
+  let status;
+  try {
+    status = argv.length > 0 ? await oneShot(handlers, options, argv, write) : await persistent(handlers, options, write);
+  } finally {
+    restore();
+  }
+  if (options.exit !== false) {
+    process.exitCode = status;
+    // The last reply was written and its callback ran: stdout is flushed. Exit even if the
+    // implementation left timers or handles behind (A-STOP-1 wants a prompt exit).
+    process.exit(status);
+  }
+  return status;
+}
