@@ -6,6 +6,8 @@
 //! seek, checkpoint, seek_checkpoint, append_new), saving, and the inspect view.
 //! An id index keeps lookups O(1), `path_ids` O(depth) and loading O(n).
 
+pub mod yoagent;
+
 use std::collections::{HashMap, HashSet};
 
 use crate::canonical;
