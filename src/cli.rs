@@ -188,15 +188,31 @@ pub struct TestArgs {
 #[derive(Subcommand, Debug)]
 pub enum TreeAction {
     /// Print head, path_ids, branch_tips, children, entry_count, labels, next_id as JSON.
-    Inspect { file: PathBuf },
+    Inspect {
+        file: PathBuf,
+        /// Tree dialect: `core` (the generic format) or `yoagent-0.26` (yoagent 0.26's own
+        /// session files, checked exactly as yoagent loads them).
+        #[arg(long, default_value = "core")]
+        profile: Profile,
+    },
     /// Check a tree file; exit 1 with a located diagnostic.
     Validate {
         file: PathBuf,
         #[arg(long)]
         json: bool,
+        /// Tree dialect: `core` (the generic format) or `yoagent-0.26` (yoagent 0.26's own
+        /// session files, checked exactly as yoagent loads them).
+        #[arg(long, default_value = "core")]
+        profile: Profile,
     },
     /// Draw the tree: one line per entry, branches indented, head and labels marked.
-    Show { file: PathBuf },
+    Show {
+        file: PathBuf,
+        /// Tree dialect: `core` (the generic format) or `yoagent-0.26` (yoagent 0.26's own
+        /// session files, checked exactly as yoagent loads them).
+        #[arg(long, default_value = "core")]
+        profile: Profile,
+    },
     /// Apply a JSON array of steps (append, seek, checkpoint, seek_checkpoint,
     /// append_new, save_load) and print the resulting tree file.
     Apply {
@@ -205,6 +221,10 @@ pub enum TreeAction {
         /// Write the result to this file (atomically) instead of stdout.
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Tree dialect: `core` (the generic format) or `yoagent-0.26` (yoagent 0.26's own
+        /// session files, checked exactly as yoagent loads them).
+        #[arg(long, default_value = "core")]
+        profile: Profile,
     },
 }
 
@@ -559,32 +579,36 @@ fn read_all(path: &std::path::Path) -> Result<Vec<u8>, i32> {
 }
 
 fn run_tree(action: TreeAction) -> i32 {
-    use crate::tree::{self, Tree};
+    use crate::tree::{self, Loaded};
     match action {
-        TreeAction::Inspect { file } => {
+        TreeAction::Inspect { file, profile } => {
             let bytes = match read_all(&file) {
                 Ok(b) => b,
                 Err(code) => return code,
             };
-            match Tree::load(&bytes) {
+            match Loaded::load(&bytes, profile) {
                 Ok(t) => print_json(&t.inspect()),
                 Err(e) => report(&display_name(&file), ReadError::Invalid(e)),
             }
         }
-        TreeAction::Validate { file, json } => {
+        TreeAction::Validate {
+            file,
+            json,
+            profile,
+        } => {
             let bytes = match read_all(&file) {
                 Ok(b) => b,
                 Err(code) => return code,
             };
             let name = display_name(&file);
-            match (Tree::load(&bytes), json) {
+            match (Loaded::load(&bytes, profile), json) {
                 (Ok(t), false) => {
-                    eprintln!("{name}: ok ({} entries)", t.entries().len());
+                    eprintln!("{name}: ok ({} entries)", t.entry_count());
                     EXIT_OK
                 }
                 (Ok(t), true) => print_json(&Value::object([
                     ("ok", Value::Bool(true)),
-                    ("entry_count", Value::from_u64(t.entries().len() as u64)),
+                    ("entry_count", Value::from_u64(t.entry_count() as u64)),
                 ])),
                 (Err(e), true) => {
                     print_json(&Value::object([
@@ -596,20 +620,25 @@ fn run_tree(action: TreeAction) -> i32 {
                 (Err(e), false) => report(&name, ReadError::Invalid(e)),
             }
         }
-        TreeAction::Show { file } => {
+        TreeAction::Show { file, profile } => {
             let bytes = match read_all(&file) {
                 Ok(b) => b,
                 Err(code) => return code,
             };
-            match Tree::load(&bytes) {
+            match Loaded::load(&bytes, profile) {
                 Ok(t) => {
-                    print!("{}", tree::render(&t));
+                    print!("{}", t.render());
                     EXIT_OK
                 }
                 Err(e) => report(&display_name(&file), ReadError::Invalid(e)),
             }
         }
-        TreeAction::Apply { file, ops, out } => {
+        TreeAction::Apply {
+            file,
+            ops,
+            out,
+            profile,
+        } => {
             let (bytes, ops_bytes) = match (read_all(&file), read_all(&ops)) {
                 (Ok(a), Ok(b)) => (a, b),
                 (Err(c), _) | (_, Err(c)) => return c,
@@ -631,7 +660,7 @@ fn run_tree(action: TreeAction) -> i32 {
                 },
                 Err(e) => return report(&display_name(&ops), ReadError::Invalid(e)),
             };
-            match tree::apply_all(&bytes, &steps) {
+            match tree::apply_in(&bytes, &steps, profile) {
                 Ok(v) => {
                     let text = v
                         .get("tree")

@@ -632,3 +632,55 @@ pub fn render(tree: &Tree) -> String {
     }
     out
 }
+
+/// A tree loaded in one of the dialects (the generic format, or `yoagent-0.26` for
+/// that profile): what the `tree` subcommands work on.
+pub enum Loaded {
+    Generic(Tree),
+    Yoagent(yoagent::Session),
+}
+
+impl Loaded {
+    /// Load `bytes` in the dialect of `profile` (`yoagent-0.26`, else the generic format).
+    pub fn load(bytes: &[u8], profile: crate::event::Profile) -> Result<Loaded, Error> {
+        if profile == crate::event::Profile::Yoagent026 {
+            yoagent::Session::load(bytes).map(Loaded::Yoagent)
+        } else {
+            Tree::load(bytes).map(Loaded::Generic)
+        }
+    }
+
+    pub fn inspect(&self) -> Value {
+        match self {
+            Loaded::Generic(t) => t.inspect(),
+            Loaded::Yoagent(s) => s.inspect(),
+        }
+    }
+
+    pub fn entry_count(&self) -> usize {
+        match self {
+            Loaded::Generic(t) => t.entries().len(),
+            Loaded::Yoagent(s) => s.entries().len(),
+        }
+    }
+
+    pub fn render(&self) -> String {
+        match self {
+            Loaded::Generic(t) => render(t),
+            Loaded::Yoagent(s) => render(&s.to_generic()),
+        }
+    }
+}
+
+/// `tree_apply` in the dialect of `profile`.
+pub fn apply_in(
+    bytes: &[u8],
+    steps: &[Step],
+    profile: crate::event::Profile,
+) -> Result<Value, Error> {
+    if profile == crate::event::Profile::Yoagent026 {
+        yoagent::apply_all(bytes, steps)
+    } else {
+        apply_all(bytes, steps)
+    }
+}

@@ -511,3 +511,31 @@ pub fn apply_all(bytes: &[u8], steps: &[super::Step]) -> Result<Value, Error> {
         ("tree", Value::from(s.save())),
     ]))
 }
+
+impl Session {
+    /// The same entries as a generic [`super::Tree`] (messages as the JSON yoagent
+    /// writes), for the drawing of `tree show`.
+    pub fn to_generic(&self) -> super::Tree {
+        let mut t = super::Tree::new();
+        for (i, e) in self.entries.iter().enumerate() {
+            let text = serde_json::to_string(&e.message).expect("messages serialize");
+            let message = crate::json::parse(&text).unwrap_or(Value::Null);
+            t.index.entry(e.id.clone()).or_insert(i);
+            t.entries.push(super::Entry {
+                id: e.id.clone(),
+                parent_id: e.parent_id.clone(),
+                message,
+                timestamp: e.timestamp,
+                label: e.label.clone(),
+            });
+            t.children.push(Vec::new());
+            t.parents.push(self.parents[i]);
+            if let Some(p) = self.parents[i] {
+                t.children[p].push(i);
+            }
+        }
+        t.head = self.head.as_ref().and_then(|h| self.index.get(h).copied());
+        t.counter = self.next_seq;
+        t
+    }
+}
