@@ -582,13 +582,12 @@ fn run_tree(action: TreeAction) -> i32 {
     use crate::tree::{self, Loaded};
     match action {
         TreeAction::Inspect { file, profile } => {
-            let bytes = match read_all(&file) {
-                Ok(b) => b,
-                Err(code) => return code,
-            };
-            match Loaded::load(&bytes, profile) {
+            match open_input(&file)
+                .map_err(ReadError::Io)
+                .and_then(|r| Loaded::read(r, profile, true))
+            {
                 Ok(t) => print_json(&t.inspect()),
-                Err(e) => report(&display_name(&file), ReadError::Invalid(e)),
+                Err(e) => report(&display_name(&file), e),
             }
         }
         TreeAction::Validate {
@@ -596,12 +595,16 @@ fn run_tree(action: TreeAction) -> i32 {
             json,
             profile,
         } => {
-            let bytes = match read_all(&file) {
-                Ok(b) => b,
-                Err(code) => return code,
-            };
             let name = display_name(&file);
-            match (Loaded::load(&bytes, profile), json) {
+            let loaded = open_input(&file)
+                .map_err(ReadError::Io)
+                .and_then(|r| Loaded::read(r, profile, true));
+            let loaded = match loaded {
+                Ok(t) => Ok(t),
+                Err(ReadError::Invalid(e)) => Err(e),
+                Err(io) => return report(&name, io),
+            };
+            match (loaded, json) {
                 (Ok(t), false) => {
                     eprintln!("{name}: ok ({} entries)", t.entry_count());
                     EXIT_OK

@@ -201,7 +201,7 @@ pub fn execute(op: &Operation, input: &[u8], profile: Profile) -> Result<Value, 
         Operation::TreeApply { steps } if profile == Profile::Yoagent026 => {
             crate::tree::yoagent::apply_all(input, steps)?
         }
-        Operation::TreeInspect => crate::tree::Tree::load(input)?.inspect(),
+        Operation::TreeInspect => crate::tree::Tree::load_shape(input)?.inspect(),
         Operation::TreeApply { steps } => crate::tree::apply_all(input, steps)?,
         Operation::StoreApply { steps } => crate::store::apply_steps(input, steps, profile)?,
     })

@@ -363,6 +363,14 @@ impl Session {
             .collect()
     }
 
+    /// The messages on the root-to-head path.
+    pub fn path_messages(&self) -> Vec<&AgentMessage> {
+        self.path_indices()
+            .into_iter()
+            .map(|i| &self.entries[i].message)
+            .collect()
+    }
+
     /// Whether some entry names entry `i`'s id as its parent (by first occurrence, as
     /// yoagent's `branch_tips` keys by id).
     fn has_child(&self) -> Vec<bool> {
@@ -519,7 +527,9 @@ impl Session {
         let mut t = super::Tree::new();
         for (i, e) in self.entries.iter().enumerate() {
             let text = serde_json::to_string(&e.message).expect("messages serialize");
-            let message = crate::json::parse(&text).unwrap_or(Value::Null);
+            let message = crate::json::parse(&text)
+                .map(|v| canonical::to_string(&v))
+                .unwrap_or(text);
             t.index.entry(e.id.clone()).or_insert(i);
             t.entries.push(super::Entry {
                 id: e.id.clone(),
