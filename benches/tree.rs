@@ -147,11 +147,21 @@ fn main() {
 
 /// Run the comparison against the real yoagent crate (its own workspace).
 fn against_yoagent() {
-    let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/implementations/yoagent/Cargo.toml");
+    let manifest = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/implementations/yoagent/Cargo.toml"
+    );
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     println!();
     let status = std::process::Command::new(cargo)
-        .args(["run", "--release", "--quiet", "--locked", "--manifest-path", manifest])
+        .args([
+            "run",
+            "--release",
+            "--quiet",
+            "--locked",
+            "--manifest-path",
+            manifest,
+        ])
         .args(["-p", "yoagent-tree-bench"])
         .status();
     match status {

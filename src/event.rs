@@ -43,7 +43,8 @@ impl Profile {
 impl std::str::FromStr for Profile {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        Profile::parse(s).ok_or_else(|| format!("unknown profile {s:?} (core, trace-0.1, yoagent-0.26)"))
+        Profile::parse(s)
+            .ok_or_else(|| format!("unknown profile {s:?} (core, trace-0.1, yoagent-0.26)"))
     }
 }
 

@@ -273,7 +273,10 @@ impl Tree {
     /// `T-APPEND-1`.
     pub fn append(&mut self, message: Value, timestamp: u64) -> Result<String, Error> {
         check_message_depth(&message)?;
-        assert!(!self.shape_only, "steps need a tree loaded with its messages");
+        assert!(
+            !self.shape_only,
+            "steps need a tree loaded with its messages"
+        );
         let message = canonical::to_string(&message);
         let n = self.counter.checked_add(1).ok_or_else(|| {
             Error::new(
@@ -437,7 +440,10 @@ impl Tree {
                 None => out.extend_from_slice(b"null"),
             }
             out.extend_from_slice(b",\"message\":");
-            assert!(!self.shape_only, "saving needs a tree loaded with its messages");
+            assert!(
+                !self.shape_only,
+                "saving needs a tree loaded with its messages"
+            );
             out.extend_from_slice(e.message.as_bytes());
             out.extend_from_slice(format!(",\"timestamp\":{}", e.timestamp).as_bytes());
             if let Some(l) = &e.label {

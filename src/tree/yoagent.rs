@@ -119,7 +119,10 @@ pub struct Usage {
 #[serde(tag = "role")]
 pub enum Message {
     #[serde(rename = "user")]
-    User { content: Vec<Content>, timestamp: u64 },
+    User {
+        content: Vec<Content>,
+        timestamp: u64,
+    },
     #[serde(rename = "assistant")]
     Assistant {
         content: Vec<Content>,
@@ -254,7 +257,11 @@ impl Session {
                     ))
                 })?),
             };
-            if let Some(n) = entry.id.strip_prefix('e').and_then(|n| n.parse::<u64>().ok()) {
+            if let Some(n) = entry
+                .id
+                .strip_prefix('e')
+                .and_then(|n| n.parse::<u64>().ok())
+            {
                 s.next_seq = s.next_seq.max(n);
             }
             s.head = Some(entry.id.clone());
@@ -441,7 +448,10 @@ impl Session {
         let mut children: Vec<(String, Value)> = Vec::with_capacity(self.index.len());
         for (i, e) in self.entries.iter().enumerate() {
             if self.index[&e.id] == i {
-                let c = kids[i].iter().map(|&c| self.entries[c].id.as_str()).collect();
+                let c = kids[i]
+                    .iter()
+                    .map(|&c| self.entries[c].id.as_str())
+                    .collect();
                 children.push((e.id.clone(), strs(c)));
             }
         }
@@ -460,10 +470,7 @@ impl Session {
             ("path_ids", strs(self.path_ids())),
             ("branch_tips", strs(self.branch_tips())),
             ("children", Value::Object(children)),
-            (
-                "entry_count",
-                Value::from_u64(self.entries.len() as u64),
-            ),
+            ("entry_count", Value::from_u64(self.entries.len() as u64)),
             ("labels", Value::Object(labels)),
             ("next_id", Value::from(self.next_id())),
         ])

@@ -106,7 +106,10 @@ pub fn load(input: &[u8]) -> Result<Session, Failure> {
 /// The id yoagent's next `append` would give (asked of a clone).
 pub fn next_id(session: &Session) -> String {
     let mut probe = session.clone();
-    probe.append(AgentMessage::Custom(CustomMessage::new("probe", Value::Null)))
+    probe.append(AgentMessage::Custom(CustomMessage::new(
+        "probe",
+        Value::Null,
+    )))
 }
 
 /// The `tree_inspect` view (SPEC.md T-OPS-1) of a yoagent session.
@@ -177,12 +180,16 @@ impl Stamped {
                     match serde_json::from_str::<SessionEntry>(&out) {
                         Ok(back) => {
                             if serde_json::to_string(&back).map_err(internal)? != out {
-                                return Err(internal("a re-stamped entry does not reload identically"));
+                                return Err(internal(
+                                    "a re-stamped entry does not reload identically",
+                                ));
                             }
                         }
                         Err(e) => {
                             if serde_json::from_str::<SessionEntry>(line).is_ok() {
-                                return Err(internal(format!("a re-stamped entry does not reload: {e}")));
+                                return Err(internal(format!(
+                                    "a re-stamped entry does not reload: {e}"
+                                )));
                             }
                         }
                     }

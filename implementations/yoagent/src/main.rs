@@ -30,9 +30,11 @@ fn answer(msg: &Value) -> Value {
     if msg.get("profile").and_then(Value::as_str) != Some(yoagent_adapter::PROFILE) {
         return json!({"id": id, "unsupported": true});
     }
-    let input = match msg.get("input_base64").and_then(Value::as_str).map(|b| {
-        base64::engine::general_purpose::STANDARD.decode(b)
-    }) {
+    let input = match msg
+        .get("input_base64")
+        .and_then(Value::as_str)
+        .map(|b| base64::engine::general_purpose::STANDARD.decode(b))
+    {
         Some(Ok(b)) => b,
         _ => return invalid(id, "`input_base64` must be standard base64"),
     };
@@ -43,7 +45,9 @@ fn answer(msg: &Value) -> Value {
         Ok(None) => json!({"id": id, "unsupported": true}),
         Ok(Some(Ok(result))) => json!({"id": id, "result": result}),
         Ok(Some(Err(f))) => json!({"id": id, "error": f.to_json()}),
-        Err(_) => json!({"id": id, "error": {"code": "internal_error", "message": "yoagent panicked"}}),
+        Err(_) => {
+            json!({"id": id, "error": {"code": "internal_error", "message": "yoagent panicked"}})
+        }
     }
 }
 
@@ -81,7 +85,10 @@ fn main() -> std::io::Result<()> {
             Some("run") => reply(&mut out, &answer(&msg))?,
             _ => reply(
                 &mut out,
-                &invalid(msg.get("id").cloned().unwrap_or(Value::Null), "unknown `cmd`"),
+                &invalid(
+                    msg.get("id").cloned().unwrap_or(Value::Null),
+                    "unknown `cmd`",
+                ),
             )?,
         }
     }

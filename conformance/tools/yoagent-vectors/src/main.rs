@@ -158,7 +158,13 @@ const MSG: &[&str] = &["T-YO-MSG-1"];
 fn load_cases() -> Vec<Case> {
     let seed = [
         line("e1", None, &user("draft a plan", 1000), 1000),
-        labelled("e2", Some("e1"), &assistant("plan A", 1001), 1001, "first-draft"),
+        labelled(
+            "e2",
+            Some("e1"),
+            &assistant("plan A", 1001),
+            1001,
+            "first-draft",
+        ),
         line("e3", Some("e2"), &user("more detail", 1002), 1002),
         line("e4", Some("e2"), &user("make it a library", 1003), 1003),
         line("e5", Some("e4"), &assistant("library plan", 1004), 1004),
@@ -371,7 +377,8 @@ fn quirk_cases() -> Vec<Case> {
 fn deepest_loading_depth() -> usize {
     (4..400)
         .take_while(|&d| {
-            yoagent::Session::from_jsonl(&line("e1", None, &custom("deep", nested(d - 2)), 1)).is_ok()
+            yoagent::Session::from_jsonl(&line("e1", None, &custom("deep", nested(d - 2)), 1))
+                .is_ok()
         })
         .last()
         .expect("some depth loads")

@@ -81,7 +81,9 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(5)
         .max(1);
-    println!("tree: the kit's reference against real yoagent 0.26.6, {n} entries, median of {rounds}");
+    println!(
+        "tree: the kit's reference against real yoagent 0.26.6, {n} entries, median of {rounds}"
+    );
     println!(
         "{:<7} {:<14} {:>12} {:>12} {:>12} {:>8} {:>8}",
         "shape", "measure", "yoagent", "kit generic", "kit dialect", "yo/gen", "yo/dia"
@@ -130,7 +132,8 @@ fn main() {
             black_box(p);
             rows[3].2.push(t);
             drop(g);
-            let (t, v) = time(|| ops::execute(&Operation::TreeInspect, bytes, Profile::Core).unwrap());
+            let (t, v) =
+                time(|| ops::execute(&Operation::TreeInspect, bytes, Profile::Core).unwrap());
             black_box(v);
             rows[4].2.push(t);
             // the kit, yoagent-0.26 dialect
