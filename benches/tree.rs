@@ -2,6 +2,13 @@
 //! (entries in a list, found by linear scan, as the seed's library does).
 //!
 //! `cargo bench --bench tree` (env `JC_TREE_ENTRIES`, default 100000).
+//!
+//! Then, in the same run, the reference against the REAL yoagent 0.26 `Session` on a
+//! 100,000-entry chain, fan and forest (load, path_ids, path_messages, branch_tips,
+//! and `tree inspect` against yoagent's load + path): that comparison lives in the
+//! yoagent workspace (`implementations/yoagent/bench`, so the kit's own build never
+//! compiles yoagent's HTTP stack) and this bench runs it with cargo. `JC_TREE_YOAGENT=0`
+//! skips it.
 
 use std::time::Instant;
 
@@ -133,4 +140,33 @@ fn main() {
         "  speed-up                  {:>10.0}x",
         linear.as_secs_f64() / indexed.as_secs_f64()
     );
+    if std::env::var("JC_TREE_YOAGENT").as_deref() != Ok("0") {
+        against_yoagent();
+    }
+}
+
+/// Run the comparison against the real yoagent crate (its own workspace).
+fn against_yoagent() {
+    let manifest = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/implementations/yoagent/Cargo.toml"
+    );
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    println!();
+    let status = std::process::Command::new(cargo)
+        .args([
+            "run",
+            "--release",
+            "--quiet",
+            "--locked",
+            "--manifest-path",
+            manifest,
+        ])
+        .args(["-p", "yoagent-tree-bench"])
+        .status();
+    match status {
+        Ok(s) if s.success() => {}
+        Ok(s) => println!("the comparison against yoagent failed ({s})"),
+        Err(e) => println!("the comparison against yoagent could not start: {e}"),
+    }
 }

@@ -117,7 +117,11 @@ impl Default for Reference {
                 version: env!("CARGO_PKG_VERSION").into(),
                 language: "rust".into(),
                 operations: all_ops(),
-                profiles: vec!["core".into(), "trace-0.1".into()],
+                profiles: vec![
+                    "core".into(),
+                    "trace-0.1".into(),
+                    crate::tree::yoagent::PROFILE.into(),
+                ],
             },
         }
     }

@@ -156,15 +156,31 @@ pub enum Command {
 #[derive(Subcommand, Debug)]
 pub enum TreeAction {
     /// Print head, path_ids, branch_tips, children, entry_count, labels, next_id as JSON.
-    Inspect { file: PathBuf },
+    Inspect {
+        file: PathBuf,
+        /// Tree dialect: `core` (the generic format) or `yoagent-0.26` (yoagent 0.26's own
+        /// session files, checked exactly as yoagent loads them).
+        #[arg(long, default_value = "core")]
+        profile: Profile,
+    },
     /// Check a tree file; exit 1 with a located diagnostic.
     Validate {
         file: PathBuf,
         #[arg(long)]
         json: bool,
+        /// Tree dialect: `core` (the generic format) or `yoagent-0.26` (yoagent 0.26's own
+        /// session files, checked exactly as yoagent loads them).
+        #[arg(long, default_value = "core")]
+        profile: Profile,
     },
     /// Draw the tree: one line per entry, branches indented, head and labels marked.
-    Show { file: PathBuf },
+    Show {
+        file: PathBuf,
+        /// Tree dialect: `core` (the generic format) or `yoagent-0.26` (yoagent 0.26's own
+        /// session files, checked exactly as yoagent loads them).
+        #[arg(long, default_value = "core")]
+        profile: Profile,
+    },
     /// Apply a JSON array of steps (append, seek, checkpoint, seek_checkpoint,
     /// append_new, save_load) and print the resulting tree file. A step that fails
     /// (T-ERR-1) changes nothing and the others go on: it is named by its 0-based index
@@ -175,6 +191,10 @@ pub enum TreeAction {
         /// Write the result to this file (atomically) instead of stdout.
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Tree dialect: `core` (the generic format) or `yoagent-0.26` (yoagent 0.26's own
+        /// session files, checked exactly as yoagent loads them).
+        #[arg(long, default_value = "core")]
+        profile: Profile,
     },
 }
 
@@ -533,32 +553,39 @@ fn read_all(path: &std::path::Path) -> Result<Vec<u8>, i32> {
 }
 
 fn run_tree(action: TreeAction) -> i32 {
-    use crate::tree::{self, Tree};
+    use crate::tree::{self, Loaded};
     match action {
-        TreeAction::Inspect { file } => {
-            let bytes = match read_all(&file) {
-                Ok(b) => b,
-                Err(code) => return code,
-            };
-            match Tree::load(&bytes) {
+        TreeAction::Inspect { file, profile } => {
+            match open_input(&file)
+                .map_err(ReadError::Io)
+                .and_then(|r| Loaded::read(r, profile, true))
+            {
                 Ok(t) => print_json(&t.inspect()),
-                Err(e) => report(&display_name(&file), ReadError::Invalid(e)),
+                Err(e) => report(&display_name(&file), e),
             }
         }
-        TreeAction::Validate { file, json } => {
-            let bytes = match read_all(&file) {
-                Ok(b) => b,
-                Err(code) => return code,
-            };
+        TreeAction::Validate {
+            file,
+            json,
+            profile,
+        } => {
             let name = display_name(&file);
-            match (Tree::load(&bytes), json) {
+            let loaded = open_input(&file)
+                .map_err(ReadError::Io)
+                .and_then(|r| Loaded::read(r, profile, true));
+            let loaded = match loaded {
+                Ok(t) => Ok(t),
+                Err(ReadError::Invalid(e)) => Err(e),
+                Err(io) => return report(&name, io),
+            };
+            match (loaded, json) {
                 (Ok(t), false) => {
-                    eprintln!("{name}: ok ({} entries)", t.entries().len());
+                    eprintln!("{name}: ok ({} entries)", t.entry_count());
                     EXIT_OK
                 }
                 (Ok(t), true) => print_json(&Value::object([
                     ("ok", Value::Bool(true)),
-                    ("entry_count", Value::from_u64(t.entries().len() as u64)),
+                    ("entry_count", Value::from_u64(t.entry_count() as u64)),
                 ])),
                 (Err(e), true) => {
                     print_json(&Value::object([
@@ -570,20 +597,25 @@ fn run_tree(action: TreeAction) -> i32 {
                 (Err(e), false) => report(&name, ReadError::Invalid(e)),
             }
         }
-        TreeAction::Show { file } => {
+        TreeAction::Show { file, profile } => {
             let bytes = match read_all(&file) {
                 Ok(b) => b,
                 Err(code) => return code,
             };
-            match Tree::load(&bytes) {
+            match Loaded::load(&bytes, profile) {
                 Ok(t) => {
-                    print!("{}", tree::render(&t));
+                    print!("{}", t.render());
                     EXIT_OK
                 }
                 Err(e) => report(&display_name(&file), ReadError::Invalid(e)),
             }
         }
-        TreeAction::Apply { file, ops, out } => {
+        TreeAction::Apply {
+            file,
+            ops,
+            out,
+            profile,
+        } => {
             let (bytes, ops_bytes) = match (read_all(&file), read_all(&ops)) {
                 (Ok(a), Ok(b)) => (a, b),
                 (Err(c), _) | (_, Err(c)) => return c,
@@ -608,7 +640,7 @@ fn run_tree(action: TreeAction) -> i32 {
                 },
                 Err(e) => return report(&display_name(&ops), ReadError::Invalid(e)),
             };
-            match tree::apply_all_reporting(&bytes, &steps) {
+            match tree::apply_in_reporting(&bytes, &steps, profile) {
                 Ok((v, failed)) => {
                     let text = v
                         .get("tree")

@@ -16,6 +16,9 @@ pub enum Profile {
     Core,
     /// `core` plus the Trace 0.1 JSON Schema (closed objects, enums, formats).
     Trace01,
+    /// Not a journal profile: the `yoagent-0.26` tree dialect (SPEC.md 15.4), yoagent
+    /// 0.26's own session file format. Journal operations do not take it.
+    Yoagent026,
 }
 
 impl Profile {
@@ -23,6 +26,7 @@ impl Profile {
         match self {
             Profile::Core => "core",
             Profile::Trace01 => "trace-0.1",
+            Profile::Yoagent026 => crate::tree::yoagent::PROFILE,
         }
     }
 
@@ -30,6 +34,7 @@ impl Profile {
         match s {
             "core" => Some(Profile::Core),
             "trace-0.1" => Some(Profile::Trace01),
+            crate::tree::yoagent::PROFILE => Some(Profile::Yoagent026),
             _ => None,
         }
     }
@@ -38,7 +43,8 @@ impl Profile {
 impl std::str::FromStr for Profile {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        Profile::parse(s).ok_or_else(|| format!("unknown profile {s:?} (core, trace-0.1)"))
+        Profile::parse(s)
+            .ok_or_else(|| format!("unknown profile {s:?} (core, trace-0.1, yoagent-0.26)"))
     }
 }
 

@@ -195,7 +195,13 @@ pub fn execute(op: &Operation, input: &[u8], profile: Profile) -> Result<Value, 
             branch::branch(input, profile, *at, branch_id)?.to_json()
         }
         Operation::Canonical => Value::from(canonical::to_string(&parse_document(input)?)),
-        Operation::TreeInspect => crate::tree::Tree::load(input)?.inspect(),
+        Operation::TreeInspect if profile == Profile::Yoagent026 => {
+            crate::tree::yoagent::Session::load(input)?.inspect()
+        }
+        Operation::TreeApply { steps } if profile == Profile::Yoagent026 => {
+            crate::tree::yoagent::apply_all(input, steps)?
+        }
+        Operation::TreeInspect => crate::tree::Tree::load_shape(input)?.inspect(),
         Operation::TreeApply { steps } => crate::tree::apply_all(input, steps)?,
         Operation::StoreApply { steps } => crate::store::apply_steps(input, steps, profile)?,
     })

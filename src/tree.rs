@@ -1,15 +1,26 @@
 //! Session trees (SPEC.md section "Session trees", rules `T-*`).
 //!
 //! This module owns the second format of the kit: conversation history as a tree of
-//! entries in JSONL, line for line compatible with yoagent's `Session` (seed 004):
-//! loading with its checks, the head, the next-id counter, the operations (append,
-//! seek, checkpoint, seek_checkpoint, append_new), saving, and the inspect view.
-//! An id index keeps lookups O(1), `path_ids` O(depth) and loading O(n).
+//! entries in JSONL, modelled on yoagent's `Session` (seed 004): loading with its
+//! checks, the head, the next-id counter, the operations (append, seek, checkpoint,
+//! seek_checkpoint, append_new), saving, and the inspect view. yoagent 0.26's own
+//! format is the `yoagent-0.26` dialect, in [`yoagent`].
+//!
+//! Loading streams line by line (one line in memory at a time; the first error stops
+//! reading). An id index keeps lookups O(1), `path_ids` O(depth) and loading O(n).
+//! Messages are kept as their canonical text (what saving writes and `append_new`
+//! compares), and not at all when only the shape is needed (`tree inspect`,
+//! `tree validate`: [`Tree::load_shape`]), so memory follows the entries, not the file.
+
+pub mod yoagent;
 
 use std::collections::{HashMap, HashSet};
 
+use std::io::BufRead;
+
 use crate::canonical;
 use crate::error::{Error, ErrorCode};
+use crate::journal::ReadError;
 use crate::json::{self, Number, Value};
 
 /// One entry of a tree.
@@ -17,7 +28,9 @@ use crate::json::{self, Number, Value};
 pub struct Entry {
     pub id: String,
     pub parent_id: Option<String>,
-    pub message: Value,
+    /// The message's canonical text (section 3.2); empty in a tree loaded with
+    /// [`Tree::load_shape`].
+    pub message: String,
     pub timestamp: u64,
     pub label: Option<String>,
 }
@@ -33,6 +46,8 @@ pub struct Tree {
     parents: Vec<Option<usize>>,
     head: Option<usize>,
     counter: u64,
+    /// Whether messages were kept (false after [`Tree::load_shape`]).
+    shape_only: bool,
 }
 
 /// `T-NEXT-1`: the number of a numbered id (`e`, optional `+`, digits, fits u64).
@@ -63,17 +78,33 @@ fn malformed(msg: impl Into<String>) -> Error {
     Error::new(ErrorCode::MalformedEntry, msg)
 }
 
-/// `T-ENTRY-1`: read one entry from a JSON value.
+/// `T-ENTRY-1`: read one entry from a JSON value (the message as its canonical text,
+/// or dropped when `keep_message` is false).
 pub fn entry_from_value(v: Value) -> Result<Entry, Error> {
+    entry_from(v, true)
+}
+
+fn entry_from(v: Value, keep_message: bool) -> Result<Entry, Error> {
     let Value::Object(members) = v else {
         return Err(malformed(format!(
             "an entry must be a JSON object, found {}",
             v.kind()
         )));
     };
-    let get = |k: &str| members.iter().find(|(n, _)| n == k).map(|(_, v)| v);
-    let id = match get("id") {
-        Some(Value::String(s)) => s.clone(),
+    // Keys are unique (C-KEY-2), so each slot is filled at most once; moved, not cloned.
+    let (mut id, mut parent, mut message, mut ts, mut label) = (None, None, None, None, None);
+    for (k, v) in members {
+        match k.as_str() {
+            "id" => id = Some(v),
+            "parent_id" => parent = Some(v),
+            "message" => message = Some(v),
+            "timestamp" => ts = Some(v),
+            "label" => label = Some(v),
+            _ => {}
+        }
+    }
+    let id = match id {
+        Some(Value::String(s)) => s,
         Some(other) => {
             return Err(malformed(format!(
                 "`id` must be a string, found {}",
@@ -82,9 +113,9 @@ pub fn entry_from_value(v: Value) -> Result<Entry, Error> {
         }
         None => return Err(malformed("missing required field `id`")),
     };
-    let parent_id = match get("parent_id") {
+    let parent_id = match parent {
         None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::String(s)) => Some(s),
         Some(other) => {
             return Err(malformed(format!(
                 "`parent_id` must be a string or null, found {}",
@@ -92,10 +123,13 @@ pub fn entry_from_value(v: Value) -> Result<Entry, Error> {
             )))
         }
     };
-    let message = get("message")
-        .cloned()
-        .ok_or_else(|| malformed("missing required field `message`"))?;
-    let timestamp = match get("timestamp") {
+    let message = message.ok_or_else(|| malformed("missing required field `message`"))?;
+    let message = if keep_message {
+        canonical::to_string(&message)
+    } else {
+        String::new()
+    };
+    let timestamp = match ts {
         Some(Value::Number(Number::Int(s))) => s.parse::<u64>().map_err(|_| {
             malformed(format!(
                 "`timestamp` {s} is outside 0..=18446744073709551615"
@@ -109,9 +143,9 @@ pub fn entry_from_value(v: Value) -> Result<Entry, Error> {
         }
         None => return Err(malformed("missing required field `timestamp`")),
     };
-    let label = match get("label") {
+    let label = match label {
         None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::String(s)) => Some(s),
         Some(other) => {
             return Err(malformed(format!(
                 "`label` must be a string or null, found {}",
@@ -135,9 +169,32 @@ impl Tree {
 
     /// Load a tree file (`T-LINE-1` .. `T-HEAD-1`).
     pub fn load(bytes: &[u8]) -> Result<Tree, Error> {
-        let mut tree = Tree::new();
-        for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
-            let line = i as u64 + 1;
+        Tree::read(bytes, true).map_err(|e| match e {
+            ReadError::Invalid(e) => e,
+            ReadError::Io(e) => unreachable!("reading a byte slice cannot fail: {e}"),
+        })
+    }
+
+    /// Load a tree file from a reader, line by line: memory follows the entries, and the
+    /// first bad line stops reading.
+    pub fn load_from(r: impl BufRead) -> Result<Tree, ReadError> {
+        Tree::read(r, true)
+    }
+
+    /// Load only the tree's shape (ids, parents, labels, head, counter), every message
+    /// checked and dropped: what `tree inspect` and `tree validate` need. [`Tree::inspect`]
+    /// gives the same view as after [`Tree::load_from`]; saving and steps need messages.
+    pub fn load_shape(r: impl BufRead) -> Result<Tree, ReadError> {
+        Tree::read(r, false)
+    }
+
+    fn read(r: impl BufRead, keep_messages: bool) -> Result<Tree, ReadError> {
+        let mut tree = Tree {
+            shape_only: !keep_messages,
+            ..Tree::default()
+        };
+        let mut lines = crate::wire::LineReader::new(r);
+        while let Some((line, raw, _)) = lines.next_line()? {
             let located = |e: Error| e.at_line(line).with_excerpt(raw);
             let text = json::utf8(raw).map_err(located)?;
             let text = text.trim_matches(char::is_whitespace);
@@ -148,10 +205,11 @@ impl Tree {
                 return Err(located(Error::new(
                     ErrorCode::UnexpectedBom,
                     "entry starts with a byte order mark",
-                )));
+                ))
+                .into());
             }
             let value = json::parse(text).map_err(located)?;
-            let entry = entry_from_value(value).map_err(located)?;
+            let entry = entry_from(value, keep_messages).map_err(located)?;
             tree.insert(entry).map_err(located)?;
         }
         tree.head = tree.entries.len().checked_sub(1);
@@ -215,6 +273,11 @@ impl Tree {
     /// `T-APPEND-1`.
     pub fn append(&mut self, message: Value, timestamp: u64) -> Result<String, Error> {
         check_message_depth(&message)?;
+        assert!(
+            !self.shape_only,
+            "steps need a tree loaded with its messages"
+        );
+        let message = canonical::to_string(&message);
         let n = self.counter.checked_add(1).ok_or_else(|| {
             Error::new(
                 ErrorCode::IdSpaceExhausted,
@@ -298,10 +361,11 @@ impl Tree {
             .collect()
     }
 
-    pub fn path_messages(&self) -> Vec<&Value> {
+    /// The canonical texts of the messages on the path (`T-PATH-1`).
+    pub fn path_messages(&self) -> Vec<&str> {
         self.path_indices()
             .into_iter()
-            .map(|i| &self.entries[i].message)
+            .map(|i| self.entries[i].message.as_str())
             .collect()
     }
 
@@ -326,11 +390,7 @@ impl Tree {
 
     /// `T-APPENDNEW-1`: returns how many messages were appended.
     pub fn append_new(&mut self, history: &[Value], timestamp: u64) -> Result<usize, Error> {
-        let path: Vec<String> = self
-            .path_messages()
-            .into_iter()
-            .map(canonical::to_string)
-            .collect();
+        let path: Vec<&str> = self.path_messages();
         let diverged = |index: usize| {
             let mut e = Error::new(
                 ErrorCode::HistoryDiverged,
@@ -380,7 +440,11 @@ impl Tree {
                 None => out.extend_from_slice(b"null"),
             }
             out.extend_from_slice(b",\"message\":");
-            canonical::write(&e.message, &mut out);
+            assert!(
+                !self.shape_only,
+                "saving needs a tree loaded with its messages"
+            );
+            out.extend_from_slice(e.message.as_bytes());
             out.extend_from_slice(format!(",\"timestamp\":{}", e.timestamp).as_bytes());
             if let Some(l) = &e.label {
                 out.extend_from_slice(b",\"label\":");
@@ -627,7 +691,7 @@ pub fn render(tree: &Tree) -> String {
     let head = tree.head;
     let line = |out: &mut String, prefix: &str, i: usize| {
         let e = &tree.entries[i];
-        let msg = crate::error::shorten(canonical::to_string(&e.message).as_bytes(), 60);
+        let msg = crate::error::shorten(e.message.as_bytes(), 60);
         out.push_str(prefix);
         out.push_str(&e.id);
         if let Some(l) = &e.label {
@@ -665,4 +729,99 @@ pub fn render(tree: &Tree) -> String {
         }
     }
     out
+}
+
+/// A tree loaded in one of the dialects (the generic format, or `yoagent-0.26` for
+/// that profile): what the `tree` subcommands work on.
+pub enum Loaded {
+    Generic(Tree),
+    Yoagent(yoagent::Session),
+}
+
+impl Loaded {
+    /// Load `bytes` in the dialect of `profile` (`yoagent-0.26`, else the generic format).
+    pub fn load(bytes: &[u8], profile: crate::event::Profile) -> Result<Loaded, Error> {
+        if profile == crate::event::Profile::Yoagent026 {
+            yoagent::Session::load(bytes).map(Loaded::Yoagent)
+        } else {
+            Tree::load(bytes).map(Loaded::Generic)
+        }
+    }
+
+    /// Load from a reader in the dialect of `profile`. The generic format streams (with
+    /// `shape_only`, messages are checked and dropped: enough for inspect and validate);
+    /// the `yoagent-0.26` dialect reads the whole input, as yoagent's `from_jsonl` does.
+    pub fn read(
+        mut r: impl BufRead,
+        profile: crate::event::Profile,
+        shape_only: bool,
+    ) -> Result<Loaded, ReadError> {
+        if profile == crate::event::Profile::Yoagent026 {
+            let mut bytes = Vec::new();
+            r.read_to_end(&mut bytes)?;
+            Ok(Loaded::Yoagent(yoagent::Session::load(&bytes)?))
+        } else if shape_only {
+            Tree::load_shape(r).map(Loaded::Generic)
+        } else {
+            Tree::load_from(r).map(Loaded::Generic)
+        }
+    }
+
+    pub fn inspect(&self) -> Value {
+        match self {
+            Loaded::Generic(t) => t.inspect(),
+            Loaded::Yoagent(s) => s.inspect(),
+        }
+    }
+
+    pub fn entry_count(&self) -> usize {
+        match self {
+            Loaded::Generic(t) => t.entries().len(),
+            Loaded::Yoagent(s) => s.entries().len(),
+        }
+    }
+
+    pub fn render(&self) -> String {
+        match self {
+            Loaded::Generic(t) => render(t),
+            Loaded::Yoagent(s) => render(&s.to_generic()),
+        }
+    }
+}
+
+/// `tree_apply` in the dialect of `profile`.
+pub fn apply_in(
+    bytes: &[u8],
+    steps: &[Step],
+    profile: crate::event::Profile,
+) -> Result<Value, Error> {
+    apply_in_reporting(bytes, steps, profile).map(|(v, _)| v)
+}
+
+/// [`apply_in`], also returning each failed step's index and error (the generic
+/// format's with its full message; the dialect's rebuilt from its result element).
+pub fn apply_in_reporting(
+    bytes: &[u8],
+    steps: &[Step],
+    profile: crate::event::Profile,
+) -> Result<(Value, Vec<(usize, Error)>), Error> {
+    if profile != crate::event::Profile::Yoagent026 {
+        return apply_all_reporting(bytes, steps);
+    }
+    let v = yoagent::apply_all(bytes, steps)?;
+    let failed = v
+        .get("results")
+        .and_then(Value::as_array)
+        .unwrap_or(&[])
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| {
+            let e = r.get("error")?;
+            let code = crate::ErrorCode::from_str_code(e.get("code")?.as_str()?)?;
+            let mut err = Error::new(code, "the step failed");
+            err.index = e.get("index").and_then(Value::as_i64).map(|n| n as u64);
+            Some((i, err))
+        })
+        .collect();
+    Ok((v, failed))
 }

@@ -483,10 +483,9 @@ pub fn parse_file(
         };
         let profile = match c.get("profile") {
             None => Profile::Core,
-            Some(p) => p
-                .as_str()
-                .and_then(Profile::parse)
-                .ok_or(format!("{where_}: `profile` must be core or trace-0.1"))?,
+            Some(p) => p.as_str().and_then(Profile::parse).ok_or(format!(
+                "{where_}: `profile` must be core, trace-0.1 or yoagent-0.26"
+            ))?,
         };
         let (input, input_form) =
             match (c.get("input"), c.get("input_base64"), c.get("input_file")) {

@@ -85,7 +85,12 @@ pub fn message(m: i64) -> Value {
 
 /// Resolve `op` against `tree` into a concrete step (`timestamp` for appends).
 pub fn resolve(op: &TreeOp, tree: &Tree, timestamp: u64) -> Step {
-    let path: Vec<Value> = tree.path_messages().into_iter().cloned().collect();
+    // Entries keep their messages as canonical text, which always parses back.
+    let path: Vec<Value> = tree
+        .path_messages()
+        .into_iter()
+        .map(|m| crate::json::parse(m).expect("a stored message is canonical JSON"))
+        .collect();
     match op {
         TreeOp::Append(m) => Step::Append {
             message: message(*m),
@@ -189,7 +194,10 @@ pub fn build_tree(r: &TreeRecipe) -> TreeCase {
             None if bits & 1 != 0 => m.push(("parent_id".into(), Value::Null)),
             None => {}
         }
-        m.push(("message".into(), e.message.clone()));
+        m.push((
+            "message".into(),
+            crate::json::parse(&e.message).expect("a stored message is canonical JSON"),
+        ));
         m.push(("timestamp".into(), Value::from_u64(e.timestamp)));
         match &e.label {
             Some(l) => m.push(("label".into(), Value::from(l.as_str()))),

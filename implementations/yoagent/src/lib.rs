@@ -1,0 +1,315 @@
+//! The kit's tree operations (`tree_inspect`, `tree_apply`; SPEC.md 15.3 and 15.4) run
+//! on the REAL yoagent 0.26 `Session`: every accept, reject, id, head, path and saved
+//! byte below comes from yoagent's own API (`from_jsonl`, `append`, `seek`,
+//! `checkpoint`, `seek_checkpoint`, `append_new`, `path_ids`, `branch_tips`,
+//! `children`, `to_jsonl`). This thin layer only turns bytes into `&str`, maps
+//! `SessionError` to the kit's error codes, locates errors yoagent reports without a
+//! line (by asking `from_jsonl` about prefixes of the file), and makes step timestamps
+//! deterministic by re-serialising the entry through yoagent's `SessionEntry` serde
+//! (SPEC.md T-YO-TS-1).
+//!
+//! The adapter binary (`src/main.rs`) serves it over protocol 1; the vector tool
+//! (`conformance/tools/yoagent-vectors`) uses it to compute the dialect's expectations.
+
+use serde_json::{json, Map, Value};
+use yoagent::{AgentMessage, CustomMessage, Session, SessionEntry, SessionError};
+
+/// The tree dialect this crate implements.
+pub const PROFILE: &str = "yoagent-0.26";
+
+/// An operation-level failure, in the kit's error shape (O-ERR-1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    pub code: String,
+    pub line: Option<u64>,
+    pub message: String,
+}
+
+impl Failure {
+    fn new(code: &str, line: Option<u64>, message: impl Into<String>) -> Failure {
+        Failure {
+            code: code.to_owned(),
+            line,
+            message: message.into(),
+        }
+    }
+
+    /// `{"code","line","message"}` as the protocol's ERROR object.
+    pub fn to_json(&self) -> Value {
+        json!({"code": self.code, "line": self.line, "message": self.message})
+    }
+}
+
+/// The kit's code for a `SessionError` (SPEC.md 15.4).
+pub fn code_of(e: &SessionError) -> &'static str {
+    match e {
+        SessionError::UnknownEntry(_) => "unknown_entry",
+        SessionError::UnknownCheckpoint(_) => "unknown_checkpoint",
+        SessionError::Parse { .. } => "malformed_entry",
+        SessionError::Empty => "empty_session",
+        SessionError::DuplicateId(_) => "duplicate_entry_id",
+        SessionError::UnknownParent { .. } => "unknown_parent",
+        SessionError::HistoryDiverged { .. } => "history_diverged",
+        _ => "internal_error",
+    }
+}
+
+/// The text of the first `k` lines (`\n`-separated, as `str::lines` counts them).
+fn prefix_lines(text: &str, k: usize) -> &str {
+    match text.match_indices('\n').nth(k.saturating_sub(1)) {
+        Some((i, _)) if k > 0 => &text[..i],
+        _ if k == 0 => "",
+        _ => text,
+    }
+}
+
+/// The line of a load error yoagent reports without one: the smallest `k` such that
+/// `from_jsonl` rejects the first `k` lines (rejection is monotone in `k`, because
+/// `from_jsonl` stops at the first bad line).
+fn locate(text: &str) -> Option<u64> {
+    let total = text.split('\n').count();
+    let (mut lo, mut hi) = (1usize, total);
+    if Session::from_jsonl(prefix_lines(text, hi)).is_ok() {
+        return None;
+    }
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if Session::from_jsonl(prefix_lines(text, mid)).is_err() {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    Some(lo as u64)
+}
+
+/// Load a tree file with `Session::from_jsonl`. Input that is not UTF-8 cannot reach
+/// yoagent (it takes `&str`): `invalid_utf8` at the line of the first bad byte.
+pub fn load(input: &[u8]) -> Result<Session, Failure> {
+    let text = std::str::from_utf8(input).map_err(|e| {
+        let line = input[..e.valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count() as u64
+            + 1;
+        Failure::new("invalid_utf8", Some(line), "the input is not UTF-8")
+    })?;
+    Session::from_jsonl(text).map_err(|e| {
+        let line = match &e {
+            SessionError::Parse { line, .. } => Some(*line as u64),
+            _ => locate(text),
+        };
+        Failure::new(code_of(&e), line, e.to_string())
+    })
+}
+
+/// The id yoagent's next `append` would give (asked of a clone).
+pub fn next_id(session: &Session) -> String {
+    let mut probe = session.clone();
+    probe.append(AgentMessage::Custom(CustomMessage::new(
+        "probe",
+        Value::Null,
+    )))
+}
+
+/// The `tree_inspect` view (SPEC.md T-OPS-1) of a yoagent session.
+pub fn inspect(session: &Session) -> Value {
+    let mut children = Map::new();
+    for e in session.entries() {
+        let kids: Vec<Value> = session
+            .children(&e.id)
+            .iter()
+            .map(|c| Value::from(c.id.as_str()))
+            .collect();
+        children.insert(e.id.clone(), Value::Array(kids));
+    }
+    let mut labels = Map::new();
+    for e in session.entries() {
+        if let Some(l) = &e.label {
+            if !labels.contains_key(l) {
+                let mut s = session.clone();
+                s.seek_checkpoint(l).expect("a label that exists");
+                labels.insert(l.clone(), Value::from(s.head().unwrap()));
+            }
+        }
+    }
+    json!({
+        "head": session.head(),
+        "path_ids": session.path_ids(),
+        "branch_tips": session.branch_tips(),
+        "children": children,
+        "entry_count": session.entries().len(),
+        "labels": labels,
+        "next_id": next_id(session),
+    })
+}
+
+/// A session plus the timestamps the steps gave to the entries they appended
+/// (yoagent's `append` stamps `now_ms()`; SPEC.md T-YO-TS-1).
+struct Stamped {
+    session: Session,
+    stamps: Vec<Option<u64>>,
+}
+
+impl Stamped {
+    fn push_stamps(&mut self, ts: u64) {
+        let n = self.session.entries().len();
+        while self.stamps.len() < n {
+            self.stamps.push(Some(ts));
+        }
+    }
+
+    /// `to_jsonl`, with each appended entry re-serialised through `SessionEntry`'s serde
+    /// with its given timestamp, checked to reload byte-identically.
+    fn save(&self) -> Result<String, Failure> {
+        let text = self.session.to_jsonl();
+        if self.stamps.iter().all(Option::is_none) {
+            return Ok(text);
+        }
+        let mut lines = Vec::with_capacity(self.stamps.len());
+        for (i, line) in text.split('\n').enumerate() {
+            match self.stamps[i] {
+                None => lines.push(line.to_owned()),
+                Some(ts) => {
+                    let mut e: SessionEntry = self.session.entries()[i].clone();
+                    e.timestamp = ts;
+                    let out = serde_json::to_string(&e).map_err(internal)?;
+                    // The check: the re-stamped line reloads byte-identically whenever
+                    // yoagent's own line does (a line too deep for serde_json reloads
+                    // neither way; save_load reports that as yoagent does).
+                    match serde_json::from_str::<SessionEntry>(&out) {
+                        Ok(back) => {
+                            if serde_json::to_string(&back).map_err(internal)? != out {
+                                return Err(internal(
+                                    "a re-stamped entry does not reload identically",
+                                ));
+                            }
+                        }
+                        Err(e) => {
+                            if serde_json::from_str::<SessionEntry>(line).is_ok() {
+                                return Err(internal(format!(
+                                    "a re-stamped entry does not reload: {e}"
+                                )));
+                            }
+                        }
+                    }
+                    lines.push(out);
+                }
+            }
+        }
+        Ok(lines.join("\n"))
+    }
+}
+
+fn internal(e: impl std::fmt::Display) -> Failure {
+    Failure::new("internal_error", None, e.to_string())
+}
+
+fn bad_request(msg: impl Into<String>) -> Failure {
+    Failure::new("invalid_request", None, msg)
+}
+
+fn step_error(e: &SessionError) -> Value {
+    let mut err = json!({"code": code_of(e)});
+    if let SessionError::HistoryDiverged { index } = e {
+        err["index"] = json!(index);
+    }
+    json!({ "error": err })
+}
+
+fn timestamp(step: &Value) -> Result<u64, Failure> {
+    step.get("timestamp")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| bad_request("a step needs an integer `timestamp` in 0..=2^64-1"))
+}
+
+fn message(v: &Value) -> Result<AgentMessage, Failure> {
+    serde_json::from_value(v.clone())
+        .map_err(|e| bad_request(format!("not a yoagent AgentMessage: {e}")))
+}
+
+fn string<'a>(step: &'a Value, k: &str) -> Result<&'a str, Failure> {
+    step.get(k)
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad_request(format!("a step needs a string `{k}`")))
+}
+
+/// `tree_apply` (SPEC.md T-OPS-1): load, apply every step (a failing step's result is
+/// `{"error":{"code":CODE}}`, yoagent leaving the session unchanged, and the steps go
+/// on), save.
+pub fn apply(input: &[u8], steps: &[Value]) -> Result<Value, Failure> {
+    let session = load(input)?;
+    let mut st = Stamped {
+        stamps: vec![None; session.entries().len()],
+        session,
+    };
+    let mut results = Vec::with_capacity(steps.len());
+    for step in steps {
+        let name = step.get("step").and_then(Value::as_str).unwrap_or("");
+        let r = match name {
+            "append" => {
+                let m = message(step.get("message").unwrap_or(&Value::Null))?;
+                let ts = timestamp(step)?;
+                let id = st.session.append(m);
+                st.push_stamps(ts);
+                Value::from(id)
+            }
+            "seek" => match st.session.seek(string(step, "id")?) {
+                Ok(()) => Value::Null,
+                Err(e) => step_error(&e),
+            },
+            "checkpoint" => match st.session.checkpoint(string(step, "label")?) {
+                Ok(()) => Value::Null,
+                Err(e) => step_error(&e),
+            },
+            "seek_checkpoint" => match st.session.seek_checkpoint(string(step, "label")?) {
+                Ok(()) => Value::Null,
+                Err(e) => step_error(&e),
+            },
+            "append_new" => {
+                let history = step
+                    .get("history")
+                    .and_then(Value::as_array)
+                    .ok_or_else(|| bad_request("append_new needs an array `history`"))?
+                    .iter()
+                    .map(message)
+                    .collect::<Result<Vec<_>, _>>()?;
+                let ts = timestamp(step)?;
+                match st.session.append_new(&history) {
+                    Ok(n) => {
+                        st.push_stamps(ts);
+                        Value::from(n)
+                    }
+                    Err(e) => step_error(&e),
+                }
+            }
+            "save_load" => {
+                let text = st.save()?;
+                match Session::from_jsonl(&text) {
+                    Ok(s) => {
+                        st.stamps = vec![None; s.entries().len()];
+                        st.session = s;
+                        Value::Null
+                    }
+                    Err(e) => step_error(&e),
+                }
+            }
+            other => return Err(bad_request(format!("unknown step {other:?}"))),
+        };
+        results.push(r);
+    }
+    Ok(json!({"results": results, "tree": st.save()?}))
+}
+
+/// Run one protocol operation (`{"op":"tree_inspect"}` or `{"op":"tree_apply","ops":[..]}`);
+/// `None` when the operation is not one this crate offers.
+pub fn run(op: &Value, input: &[u8]) -> Option<Result<Value, Failure>> {
+    match op.get("op").and_then(Value::as_str)? {
+        "tree_inspect" => Some(load(input).map(|s| inspect(&s))),
+        "tree_apply" => Some(match op.get("ops").and_then(Value::as_array) {
+            Some(steps) => apply(input, steps),
+            None => Err(bad_request("tree_apply needs an array `ops`")),
+        }),
+        _ => None,
+    }
+}
