@@ -351,7 +351,13 @@ const FAILING_STEPS: &[(&str, &str)] = &[
 #[test]
 fn every_failing_tree_step_has_an_observing_vector() {
     let mut found: BTreeMap<(&str, &str), String> = BTreeMap::new();
-    for c in load_corpus(None).unwrap() {
+    // The generic format's steps (the yoagent-0.26 dialect fails where yoagent does:
+    // its own vectors, from the real crate, record that).
+    let generic = load_corpus(None)
+        .unwrap()
+        .into_iter()
+        .filter(|c| c.profile != journal_conformance::event::Profile::Yoagent026);
+    for c in generic {
         for ch in &c.checks {
             let (Operation::TreeApply { steps }, Expect::Result { value, .. }) =
                 (&ch.op, &ch.expect)
@@ -544,11 +550,23 @@ fn every_departure_has_a_tagged_vector() {
     }
 }
 
-/// V-LEVEL-1: every case of the kit's own corpus is `must` (SPEC.md section 12 says why);
-/// a `should` or `implementation-defined` case needs that text changed first.
+/// V-LEVEL-1: every case of the kit's own generic corpus is `must` (SPEC.md section 12
+/// says why); a `should` or `implementation-defined` case needs that text changed first.
+/// The yoagent-0.26 dialect records yoagent's bugs at `implementation-defined`
+/// (T-YO-NEXT-1), and nothing else below `must`.
 #[test]
 fn every_embedded_case_is_must() {
     for c in load_corpus(None).unwrap() {
+        if c.profile == journal_conformance::event::Profile::Yoagent026 {
+            assert!(
+                c.level == journal_conformance::vectors::Level::Must
+                    || (c.level == journal_conformance::vectors::Level::ImplementationDefined
+                        && c.group == "tree-yoagent/quirks"),
+                "{}: a dialect case below must is a quirk of yoagent",
+                c.id
+            );
+            continue;
+        }
         assert_eq!(
             c.level,
             journal_conformance::vectors::Level::Must,
