@@ -30,6 +30,7 @@ const TARGETS: &[(&str, Target)] = &[
     ("tree", targets::tree),
     ("vectors", targets::vectors),
     ("protocol", targets::protocol),
+    ("store_apply", targets::store_apply),
 ];
 
 fn root() -> PathBuf {
@@ -82,6 +83,13 @@ fn case_seeds(seeds: &mut Seeds, case: &Case) {
                 add(seeds, "wire_json", name, case.input.clone());
             }
             Operation::TreeInspect => add(seeds, "tree", name, case.input.clone()),
+            Operation::StoreApply { steps } => {
+                let mut bytes = case.input.clone();
+                bytes.push(0);
+                let ops = Value::Array(steps.iter().map(|s| s.to_json()).collect());
+                bytes.extend(canonical::to_string(&ops).into_bytes());
+                add(seeds, "store_apply", name, bytes);
+            }
             Operation::TreeApply { steps } => {
                 let mut bytes = case.input.clone();
                 bytes.push(0);
@@ -280,6 +288,12 @@ fn seeds_vectors() {
 #[test]
 fn seeds_protocol() {
     assert!(run_all("protocol", target("protocol"), seeds_of("protocol")) > 100);
+}
+
+#[test]
+fn seeds_store_apply() {
+    let f = target("store_apply");
+    assert!(run_all("store_apply", f, seeds_of("store_apply")) > 5);
 }
 
 /// `FUZZ_SEED_DIR=fuzz/corpus cargo test --test fuzz_regressions -- --ignored`:
