@@ -5,6 +5,8 @@
 # fuzz/Cargo.toml. Needs cargo-fuzz (`cargo install --locked cargo-fuzz`); works on stable
 # (`--sanitizer none`) and on nightly (AddressSanitizer), see fuzz/toolchain.sh.
 # FUZZ_MAX_LEN overrides the target's -max_len (the larger-input runs of fuzz/README.md).
+# FUZZ_BIN_DIR=DIR runs DIR/TARGET, an already built binary, instead of `cargo fuzz run`
+# (which rebuilds first): a long campaign keeps fuzzing the code it started with.
 # The corpus is fuzz/corpus/TARGET; fuzz/regressions/TARGET is read as a second corpus;
 # crashes land in fuzz/artifacts/TARGET/.
 set -euo pipefail
@@ -38,7 +40,17 @@ mkdir -p "corpus/$target" "regressions/$target" "artifacts/$target" target
 dict="target/$target.dict"
 cat $dicts > "$dict"   # libFuzzer takes one -dict: merge the token lists
 
-fuzz_cargo run "$target" "corpus/$target" "regressions/$target" -- \
+if [ -n "${FUZZ_BIN_DIR:-}" ]; then
+  run_target() {
+    local bin=$FUZZ_BIN_DIR/$1 args=() a
+    shift
+    for a in "$@"; do [ "$a" = -- ] || args+=("$a"); done
+    "$bin" "${args[@]}"
+  }
+else
+  run_target() { fuzz_cargo run "$@"; }
+fi
+run_target "$target" "corpus/$target" "regressions/$target" -- \
   -dict="$dict" \
   -timeout="$timeout_s" \
   -rss_limit_mb="$rss_mb" \
