@@ -283,10 +283,12 @@ pub fn journal_dir(path: &Path) -> io::Result<PathBuf> {
         }
         Err(e) => return Err(e),
     };
-    Ok(match real.parent() {
+    let dir = match real.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
         _ => PathBuf::from("."),
-    })
+    };
+    // The file may not exist yet; its directory does (or creating it fails anyway).
+    Ok(std::fs::canonicalize(&dir).unwrap_or(dir))
 }
 
 /// `recover` without `--apply`: what opening would do (`S-RECOVER-2`).
