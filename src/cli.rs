@@ -161,10 +161,10 @@ pub enum Command {
     },
 }
 
-/// `--max-line-bytes N` (SPEC.md 16.6): the longest line a command reads.
+/// `--max-line-bytes N` (SPEC.md 16.5): the longest line a command reads.
 #[derive(clap::Args, Debug, Clone, Copy)]
 pub struct LineLimit {
-    /// Longest line accepted, in bytes (an implementation limit, SPEC.md 16.6); a longer
+    /// Longest line accepted, in bytes (an implementation limit, SPEC.md 16.5); a longer
     /// line is an I/O error (exit 2) naming the file and line.
     #[arg(long = "max-line-bytes", value_name = "N",
           default_value_t = crate::wire::DEFAULT_MAX_LINE_BYTES as u64,

@@ -168,7 +168,7 @@ pub fn parse_document(bytes: &[u8]) -> Result<Value, Error> {
 /// Read and parse one JSON document from a stream, as [`parse_document`] would parse
 /// all of it, in memory that follows the document, not the input (`canonical`):
 ///
-/// - every line (bytes between `\n`s) is bounded by `max_line_bytes` (SPEC.md 16.6;
+/// - every line (bytes between `\n`s) is bounded by `max_line_bytes` (SPEC.md 16.5;
 ///   an I/O error, exit status 2, [`wire::line_too_long`]), so an endless line such as
 ///   `/dev/zero` ends;
 /// - an invalid UTF-8 byte stops reading at once (W-UTF8-1 is decided by the bytes

@@ -3,7 +3,7 @@
 //! This module owns how a byte stream becomes lines and each line a JSON value:
 //! split on `\n` only, a final newline optional, no BOM, no blank lines, UTF-8 only.
 //! It streams: one line is held in memory at a time, and a line is bounded
-//! ([`DEFAULT_MAX_LINE_BYTES`], an implementation limit of SPEC.md 16.6, not a
+//! ([`DEFAULT_MAX_LINE_BYTES`], an implementation limit of SPEC.md 16.5, not a
 //! conformance rule): an over-long line is an I/O-class error raised before more than
 //! the limit is buffered.
 
@@ -24,7 +24,7 @@ pub struct Line {
 }
 
 /// The longest line (bytes before its `\n`, a `\r` included) a reader accepts unless
-/// told otherwise (`--max-line-bytes`): 64 MiB. SPEC.md 16.6: an implementation limit,
+/// told otherwise (`--max-line-bytes`): 64 MiB. SPEC.md 16.5: an implementation limit,
 /// not a conformance rule.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 64 << 20;
 

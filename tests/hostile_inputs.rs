@@ -1,4 +1,4 @@
-//! Hostile inputs under an address-space limit (issue 16, SPEC.md 16.6): every read is
+//! Hostile inputs under an address-space limit (issue 16, SPEC.md 16.5): every read is
 //! bounded, so each of these ends with a clean exit 2 and a message naming the place,
 //! never an allocation failure (signal 6), a kill by the kernel or a hang.
 //!
