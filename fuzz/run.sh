@@ -26,11 +26,8 @@ shift $(( $# >= 2 ? 2 : 1 ))
 timeout_s=1
 rss_mb=1024
 malloc_mb=256
-case "$target" in
-  wire_json|canonical) dicts="dicts/json.dict"; max_len=8192 ;;
-  *) dicts="dicts/json.dict dicts/journal.dict"; max_len=16384 ;;
-esac
-max_len=${FUZZ_MAX_LEN:-$max_len}
+dicts=$(fuzz_dicts "$target")
+max_len=${FUZZ_MAX_LEN:-$(fuzz_max_len "$target")}
 # store_apply writes scratch journals (with fsync): on tmpfs where there is one.
 if [ "$target" = store_apply ] && [ -z "${TMPDIR:-}" ] && [ -w /dev/shm ]; then
   export TMPDIR=/dev/shm

@@ -5,6 +5,8 @@
 #   fuzz_targets      the [[bin]] names of fuzz/Cargo.toml, one a line (so a target added
 #                     there is run, smoked and built for ClusterFuzzLite without editing
 #                     any script)
+#   fuzz_max_len T    target T's default -max_len (bytes)
+#   fuzz_dicts T      target T's dictionaries (paths relative to fuzz/), merged into one
 #   fuzz_cargo ARGS   `cargo [+nightly] fuzz ARGS` with the sanitizer flag chosen below
 #
 # Toolchain: nightly when `cargo +nightly` works (AddressSanitizer, cargo-fuzz's default),
@@ -17,6 +19,21 @@ fuzz_targets() {
   awk '/^\[\[bin\]\]/ { inbin = 1; next }
        /^\[/          { inbin = 0 }
        inbin && /^name *=/ { gsub(/^name *= *"|".*$/, ""); print }' "$fuzz_dir/Cargo.toml"
+}
+
+# 8 KiB holds a 4301-digit integer; 16 KiB a journal of a few dozen events.
+fuzz_max_len() {
+  case "$1" in
+    wire_json|canonical) echo 8192 ;;
+    *) echo 16384 ;;
+  esac
+}
+
+fuzz_dicts() {
+  case "$1" in
+    wire_json|canonical) echo "dicts/json.dict" ;;
+    *) echo "dicts/json.dict dicts/journal.dict" ;;
+  esac
 }
 
 if [ -n "${FUZZ_TOOLCHAIN:-}" ] && [ "$FUZZ_TOOLCHAIN" != nightly ]; then
