@@ -392,6 +392,49 @@ pub fn journal(data: &[u8]) {
     }
 }
 
+/// SPEC.md 16.5: with a line limit below the longest line, reading fails with the
+/// I/O error naming the first over-long line, unless a journal error comes first;
+/// with a limit at least the longest line, the answer is the unbounded one.
+fn check_line_bound(data: &[u8], profile: Profile, h: u64, unbounded: &Result<u64, Error>) {
+    let physical = lines(data);
+    let longest = physical.iter().map(|l| l.len()).max().unwrap_or(0);
+    let max = 1 + (h >> 40) as usize % (longest + 2);
+    let bounded = jc::journal::validate_bounded(data, profile, max);
+    match physical.iter().position(|l| l.len() > max) {
+        None => assert_eq!(
+            invalid(bounded).as_ref(),
+            unbounded.as_ref(),
+            "a limit of {max} >= every line changed the answer"
+        ),
+        Some(i) => match bounded {
+            Err(ReadError::Io(e)) => {
+                assert!(jc::wire::is_line_too_long(&e), "{e}");
+                assert_eq!(
+                    e.to_string(),
+                    jc::wire::line_too_long(i as u64 + 1, max).to_string()
+                );
+                // No journal error before it: every earlier line was accepted.
+                if let Err(u) = unbounded {
+                    assert!(
+                        u.line.is_none_or(|l| l > i as u64),
+                        "{u} comes before the over-long line {}",
+                        i + 1
+                    );
+                }
+            }
+            Err(ReadError::Invalid(e)) => assert!(
+                e.line.is_some_and(|l| l <= i as u64),
+                "{e}: a journal error after the over-long line {}",
+                i + 1
+            ),
+            Ok(n) => panic!(
+                "line {} is over {max} bytes but {n} events were read",
+                i + 1
+            ),
+        },
+    }
+}
+
 /// Check one profile; returns the event count and fingerprint, or the journal error.
 fn journal_profile(data: &[u8], profile: Profile, h: u64) -> Result<(u64, String), Error> {
     let what = profile.as_str();
@@ -411,6 +454,7 @@ fn journal_profile(data: &[u8], profile: Profile, h: u64) -> Result<(u64, String
     let (branch_id, id_ok) = BRANCH_IDS[((h >> 32) % BRANCH_IDS.len() as u64) as usize];
 
     let validated = invalid(jc::journal::validate(data, profile));
+    check_line_bound(data, profile, h, &validated);
     let full = invalid(replay::replay(data, profile, None));
     let fp = invalid(replay::fingerprint(data, profile, None));
     let replay_u = invalid(replay::replay(data, profile, Some(until)));
