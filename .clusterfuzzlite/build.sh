@@ -15,6 +15,7 @@ for t in $(fuzz_targets); do
   cat $(fuzz_dicts "$t") > "$OUT/$t.dict"
   printf '[libfuzzer]\nmax_len = %s\ntimeout = 1\ndict = %s.dict\n' \
     "$(fuzz_max_len "$t")" "$t" > "$OUT/$t.options"
+  fuzz_unpack "$t"
   if [ -d "corpus/$t" ] && [ -n "$(ls -A "corpus/$t")" ]; then
     (cd "corpus/$t" && zip -q -r "$OUT/${t}_seed_corpus.zip" .)
   fi

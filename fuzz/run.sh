@@ -33,6 +33,7 @@ if [ "$target" = store_apply ] && [ -z "${TMPDIR:-}" ] && [ -w /dev/shm ]; then
   export TMPDIR=/dev/shm
 fi
 
+fuzz_unpack "$target"   # the committed, minimised corpus (corpus/TARGET.tar.xz)
 mkdir -p "corpus/$target" "regressions/$target" "artifacts/$target" target
 dict="target/$target.dict"
 cat $dicts > "$dict"   # libFuzzer takes one -dict: merge the token lists

@@ -7,6 +7,8 @@
 #                     any script)
 #   fuzz_max_len T    target T's default -max_len (bytes)
 #   fuzz_dicts T      target T's dictionaries (paths relative to fuzz/), merged into one
+#   fuzz_unpack T     unpack the committed corpus corpus/T.tar.xz into corpus/T/ (adds
+#                     the files a working corpus lacks; keeps what is there)
 #   fuzz_cargo ARGS   `cargo [+nightly] fuzz ARGS` with the sanitizer flag chosen below
 #
 # Toolchain: nightly when `cargo +nightly` works (AddressSanitizer, cargo-fuzz's default),
@@ -27,6 +29,14 @@ fuzz_max_len() {
     wire_json|canonical) echo 8192 ;;
     *) echo 16384 ;;
   esac
+}
+
+fuzz_unpack() {
+  local archive="$fuzz_dir/corpus/$1.tar.xz"
+  mkdir -p "$fuzz_dir/corpus/$1"
+  if [ -f "$archive" ]; then
+    tar -xJf "$archive" -C "$fuzz_dir/corpus" --skip-old-files
+  fi
 }
 
 fuzz_dicts() {
