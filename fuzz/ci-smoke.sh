@@ -1,31 +1,32 @@
 #!/usr/bin/env bash
-# CI smoke run of every fuzz target, ~30 s each (FUZZ_SMOKE_SECONDS), from seeded
-# corpora, with the resource rules of fuzz/run.sh. Where no nightly toolchain or no
-# cargo-fuzz is installed, it says so and exits 0: the stable replay of the same target
-# bodies (tests/fuzz_regressions.rs) runs in `cargo test` anyway.
+# CI smoke run of every fuzz target (every [[bin]] of fuzz/Cargo.toml), FUZZ_SMOKE_SECONDS
+# each (default 20), from the committed corpora plus the seeds, with the resource rules of
+# fuzz/run.sh. It FAILS when it cannot fuzz (no cargo-fuzz, a build error) and when any
+# target finds a crash, a timeout or an out-of-memory input: it never skips.
 set -euo pipefail
 cd "$(dirname "$0")"
-secs=${FUZZ_SMOKE_SECONDS:-30}
-if ! cargo +nightly --version >/dev/null 2>&1; then
-  echo "fuzz smoke: skipped (no nightly toolchain; the stable replay ran in cargo test)"
-  exit 0
-fi
+. ./toolchain.sh
+secs=${FUZZ_SMOKE_SECONDS:-20}
 if ! cargo fuzz --version >/dev/null 2>&1; then
-  echo "fuzz smoke: skipped (cargo-fuzz is not installed; the stable replay ran in cargo test)"
-  exit 0
+  echo "fuzz smoke: FAILED: cargo-fuzz is not installed (cargo install --locked cargo-fuzz)" >&2
+  exit 1
 fi
-./seed-corpora.sh >/dev/null 2>&1
-cargo +nightly fuzz build --sanitizer none   # as fuzz/run.sh: release with debug assertions
+fuzz_describe
+./seed-corpora.sh >/dev/null
+# Build every target once, as fuzz/run.sh will run them (release with debug assertions).
+t0=$(date +%s)
+fuzz_cargo build
+echo "fuzz smoke: built $(fuzz_targets | wc -l) targets in $(( $(date +%s) - t0 ))s"
 mkdir -p artifacts
 status=0
-for t in wire_json journal journal_structured canonical tree vectors protocol; do
+for t in $(fuzz_targets); do
   echo "--- fuzz smoke: $t (${secs}s)"
   if ! ./run.sh "$t" "$secs" > "artifacts/smoke-$t.log" 2>&1; then
     status=1
     echo "fuzz smoke: $t FAILED; tail of its log:"
     tail -n 40 "artifacts/smoke-$t.log"
   else
-    grep -E '^(Done|stat::number_of_executed_units)' "artifacts/smoke-$t.log" | tr '\n' ' '
+    grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' "artifacts/smoke-$t.log" | tr '\n' ' '
     echo
   fi
 done

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # Run one fuzz target with the resource rules of fuzz/README.md:
-#   fuzz/run.sh TARGET [SECONDS] [more libFuzzer flags, e.g. -jobs=2 -workers=2]
-# SECONDS defaults to 600; 0 means run until stopped. Needs a nightly toolchain and
-# cargo-fuzz. The corpus is fuzz/corpus/TARGET (seed it with fuzz/seed-corpora.sh);
-# fuzz/regressions/TARGET is read as a second corpus; crashes land in
-# fuzz/artifacts/TARGET/.
+#   fuzz/run.sh TARGET [SECONDS] [more libFuzzer flags, e.g. -jobs=2 -workers=2 -runs=N]
+# SECONDS defaults to 600; 0 means run until stopped. TARGET is any [[bin]] of
+# fuzz/Cargo.toml. Needs cargo-fuzz (`cargo install --locked cargo-fuzz`); works on stable
+# (`--sanitizer none`) and on nightly (AddressSanitizer), see fuzz/toolchain.sh.
+# FUZZ_MAX_LEN overrides the target's -max_len (the larger-input runs of fuzz/README.md).
+# FUZZ_BIN_DIR=DIR runs DIR/TARGET, an already built binary, instead of `cargo fuzz run`
+# (which rebuilds first): a long campaign keeps fuzzing the code it started with.
+# The corpus is fuzz/corpus/TARGET; fuzz/regressions/TARGET is read as a second corpus;
+# crashes land in fuzz/artifacts/TARGET/.
 set -euo pipefail
 cd "$(dirname "$0")"
-targets="wire_json journal journal_structured canonical tree vectors protocol"
+. ./toolchain.sh
+targets=$(fuzz_targets | tr '\n' ' ')
 target=${1:-}
-if [ -z "$target" ] || ! grep -qw -- "$target" <<<"$targets"; then
+if [ -z "$target" ] || ! grep -qxF -- "$target" <(fuzz_targets); then
   echo "usage: fuzz/run.sh TARGET [SECONDS] [libFuzzer flags...]; TARGET is one of: $targets" >&2
   exit 2
 fi
@@ -21,16 +26,29 @@ shift $(( $# >= 2 ? 2 : 1 ))
 timeout_s=1
 rss_mb=1024
 malloc_mb=256
-case "$target" in
-  wire_json|canonical) dicts="dicts/json.dict"; max_len=8192 ;;
-  *) dicts="dicts/json.dict dicts/journal.dict"; max_len=16384 ;;
-esac
+dicts=$(fuzz_dicts "$target")
+max_len=${FUZZ_MAX_LEN:-$(fuzz_max_len "$target")}
+# store_apply writes scratch journals (with fsync): on tmpfs where there is one.
+if [ "$target" = store_apply ] && [ -z "${TMPDIR:-}" ] && [ -w /dev/shm ]; then
+  export TMPDIR=/dev/shm
+fi
 
+fuzz_unpack "$target"   # the committed, minimised corpus (corpus/TARGET.tar.xz)
 mkdir -p "corpus/$target" "regressions/$target" "artifacts/$target" target
 dict="target/$target.dict"
 cat $dicts > "$dict"   # libFuzzer takes one -dict: merge the token lists
 
-exec cargo +nightly fuzz run --sanitizer none "$target" "corpus/$target" "regressions/$target" -- \
+if [ -n "${FUZZ_BIN_DIR:-}" ]; then
+  run_target() {
+    local bin=$FUZZ_BIN_DIR/$1 args=() a
+    shift
+    for a in "$@"; do [ "$a" = -- ] || args+=("$a"); done
+    "$bin" "${args[@]}"
+  }
+else
+  run_target() { fuzz_cargo run "$@"; }
+fi
+run_target "$target" "corpus/$target" "regressions/$target" -- \
   -dict="$dict" \
   -timeout="$timeout_s" \
   -rss_limit_mb="$rss_mb" \

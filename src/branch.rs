@@ -80,9 +80,26 @@ pub fn branch<R: BufRead>(
     at: i64,
     branch_id: &str,
 ) -> Result<SessionBranch, ReadError> {
+    branch_bounded(
+        source,
+        profile,
+        at,
+        branch_id,
+        crate::wire::DEFAULT_MAX_LINE_BYTES,
+    )
+}
+
+/// [`branch`] with lines of at most `max_line_bytes`.
+pub fn branch_bounded<R: BufRead>(
+    source: R,
+    profile: Profile,
+    at: i64,
+    branch_id: &str,
+    max_line_bytes: usize,
+) -> Result<SessionBranch, ReadError> {
     let mut reducer = Reducer::new();
     let mut inherited = Vec::new();
-    let count = journal::read(source, profile, |ev| {
+    let count = journal::read_bounded(source, profile, max_line_bytes, |ev| {
         if (reducer.applied() as i64) <= at {
             reducer.apply(ev);
             inherited.push(ev.event_id.clone());

@@ -47,6 +47,8 @@ pub enum Command {
         /// Print `{"ok":...}` JSON instead of a human diagnostic.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        limit: LineLimit,
     },
     /// Print the replay projection (ReplayState) of events 0..=N as JSON.
     Replay {
@@ -63,6 +65,8 @@ pub enum Command {
         /// stderr, when it does not fit the journal).
         #[arg(long)]
         from_checkpoint: Option<PathBuf>,
+        #[command(flatten)]
+        limit: LineLimit,
     },
     /// Append events (JSONL from EVENTS or stdin) durably; one acknowledgement line per
     /// event on stdout, printed only once the event is on disk.
@@ -75,6 +79,8 @@ pub enum Command {
         batch: usize,
         #[arg(long, default_value = "core")]
         profile: Profile,
+        #[command(flatten)]
+        limit: LineLimit,
     },
     /// Report what opening the store would do with a torn tail; --apply does it.
     Recover {
@@ -83,6 +89,8 @@ pub enum Command {
         apply: bool,
         #[arg(long, default_value = "core")]
         profile: Profile,
+        #[command(flatten)]
+        limit: LineLimit,
     },
     /// Write a checkpoint of the journal (default FILE.checkpoint.json).
     Checkpoint {
@@ -91,6 +99,8 @@ pub enum Command {
         out: Option<PathBuf>,
         #[arg(long, default_value = "core")]
         profile: Profile,
+        #[command(flatten)]
+        limit: LineLimit,
     },
     /// Print the fingerprint (lowercase hex SHA-256) of events 0..=N.
     Fingerprint {
@@ -99,6 +109,8 @@ pub enum Command {
         until: Option<i64>,
         #[arg(long, default_value = "core")]
         profile: Profile,
+        #[command(flatten)]
+        limit: LineLimit,
     },
     /// Print the branch record (SessionBranch) forking after sequence N.
     Branch {
@@ -110,12 +122,16 @@ pub enum Command {
         id: String,
         #[arg(long, default_value = "core")]
         profile: Profile,
+        #[command(flatten)]
+        limit: LineLimit,
     },
     /// Print the canonical JSON text of one JSON value (or its SHA-256 with --sha256).
     Canonical {
         file: PathBuf,
         #[arg(long)]
         sha256: bool,
+        #[command(flatten)]
+        limit: LineLimit,
     },
     /// Run the conformance corpus against the reference (default) or an adapter.
     ///
@@ -151,6 +167,23 @@ pub enum Command {
         #[command(subcommand)]
         action: GoldenAction,
     },
+}
+
+/// `--max-line-bytes N` (SPEC.md 16.5): the longest line a command reads.
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct LineLimit {
+    /// Longest line accepted, in bytes (an implementation limit, SPEC.md 16.5); a longer
+    /// line is an I/O error (exit 2) naming the file and line.
+    #[arg(long = "max-line-bytes", value_name = "N",
+          default_value_t = crate::wire::DEFAULT_MAX_LINE_BYTES as u64,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_line_bytes: u64,
+}
+
+impl LineLimit {
+    pub fn get(self) -> usize {
+        usize::try_from(self.max_line_bytes).unwrap_or(usize::MAX)
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -315,11 +348,15 @@ pub fn run(cli: Cli) -> i32 {
             file,
             profile,
             json,
+            limit,
         } => {
             let name = display_name(&file);
-            let result = open_input(&file)
-                .map_err(ReadError::Io)
-                .and_then(|r| crate::fast::validate(r, &crate::fast::Options::new(profile)));
+            let result = open_input(&file).map_err(ReadError::Io).and_then(|r| {
+                crate::fast::validate(
+                    r,
+                    &crate::fast::Options::new(profile).with_max_line_bytes(limit.get()),
+                )
+            });
             match (result, json) {
                 (Ok(n), false) => {
                     eprintln!("{name}: ok ({n} events, profile {})", profile.as_str());
@@ -344,7 +381,8 @@ pub fn run(cli: Cli) -> i32 {
             until: _,
             profile,
             from_checkpoint: Some(ck),
-        } => match crate::store::replay_from_checkpoint(&file, &ck, profile) {
+            limit,
+        } => match crate::store::replay_from_checkpoint_bounded(&file, &ck, profile, limit.get()) {
             Ok((state, used)) => {
                 match used {
                     crate::store::CheckpointUse::Used { tail_events } => {
@@ -363,30 +401,37 @@ pub fn run(cli: Cli) -> i32 {
             events,
             batch,
             profile,
-        } => run_append(&file, &events, batch.max(1), profile),
+            limit,
+        } => run_append(&file, &events, batch.max(1), profile, limit.get()),
         Command::Recover {
             file,
             apply,
             profile,
+            limit,
         } => {
             let name = display_name(&file);
             let result = if apply {
-                crate::store::Store::open(&file, profile).map(|(_, r)| r)
+                crate::store::Store::open_bounded(&file, profile, limit.get()).map(|(_, r)| r)
             } else {
-                crate::store::inspect_recovery(&file, profile)
+                crate::store::inspect_recovery_bounded(&file, profile, limit.get())
             };
             match result {
                 Ok(r) => print_json(&r.to_json()),
                 Err(e) => report(&name, e),
             }
         }
-        Command::Checkpoint { file, out, profile } => {
+        Command::Checkpoint {
+            file,
+            out,
+            profile,
+            limit,
+        } => {
             let ck = out.unwrap_or_else(|| {
                 let mut p = file.clone().into_os_string();
                 p.push(".checkpoint.json");
                 PathBuf::from(p)
             });
-            match crate::store::checkpoint_file(&file, &ck, profile) {
+            match crate::store::checkpoint_file_bounded(&file, &ck, profile, limit.get()) {
                 Ok(c) => print_json(&Value::object([
                     ("checkpoint", Value::from(ck.display().to_string())),
                     ("event_count", Value::from_u64(c.event_count)),
@@ -401,12 +446,16 @@ pub fn run(cli: Cli) -> i32 {
             until,
             profile,
             from_checkpoint: None,
+            limit,
         } => {
             let name = display_name(&file);
-            match open_input(&file)
-                .map_err(ReadError::Io)
-                .and_then(|r| crate::fast::replay(r, &crate::fast::Options::new(profile), until))
-            {
+            match open_input(&file).map_err(ReadError::Io).and_then(|r| {
+                crate::fast::replay(
+                    r,
+                    &crate::fast::Options::new(profile).with_max_line_bytes(limit.get()),
+                    until,
+                )
+            }) {
                 Ok(projection) => print_projection(&projection),
                 Err(e) => report(&name, e),
             }
@@ -415,10 +464,15 @@ pub fn run(cli: Cli) -> i32 {
             file,
             until,
             profile,
+            limit,
         } => {
             let name = display_name(&file);
             match open_input(&file).map_err(ReadError::Io).and_then(|r| {
-                crate::fast::fingerprint(r, &crate::fast::Options::new(profile), until)
+                crate::fast::fingerprint(
+                    r,
+                    &crate::fast::Options::new(profile).with_max_line_bytes(limit.get()),
+                    until,
+                )
             }) {
                 Ok(fp) => {
                     println!("{fp}");
@@ -432,23 +486,32 @@ pub fn run(cli: Cli) -> i32 {
             at,
             id,
             profile,
+            limit,
         } => {
             let name = display_name(&file);
-            match open_input(&file)
-                .map_err(ReadError::Io)
-                .and_then(|r| crate::fast::branch(r, &crate::fast::Options::new(profile), at, &id))
-            {
+            match open_input(&file).map_err(ReadError::Io).and_then(|r| {
+                crate::fast::branch(
+                    r,
+                    &crate::fast::Options::new(profile).with_max_line_bytes(limit.get()),
+                    at,
+                    &id,
+                )
+            }) {
                 Ok(b) => print_json(&b.to_json()),
                 Err(e) => report(&name, e),
             }
         }
-        Command::Canonical { file, sha256 } => {
+        Command::Canonical {
+            file,
+            sha256,
+            limit,
+        } => {
             let name = display_name(&file);
-            let mut bytes = Vec::new();
-            if let Err(e) = open_input(&file).and_then(|mut r| r.read_to_end(&mut bytes)) {
-                return report(&name, ReadError::Io(e));
-            }
-            match ops::parse_document(&bytes) {
+            // Streams: memory follows the value; an early error stops buffering.
+            match open_input(&file)
+                .map_err(ReadError::Io)
+                .and_then(|r| ops::read_document(r, limit.get()))
+            {
                 Ok(v) => {
                     let text = canonical::to_string(&v);
                     if sha256 {
@@ -458,7 +521,7 @@ pub fn run(cli: Cli) -> i32 {
                     }
                     EXIT_OK
                 }
-                Err(e) => report(&name, ReadError::Invalid(e)),
+                Err(e) => report(&name, e),
             }
         }
         Command::Test(t) => crate::commands::test::run(*t),
@@ -696,14 +759,21 @@ fn run_tree(action: TreeAction) -> i32 {
 }
 
 /// `journal-conformance append`: stream events in, acknowledge each once durable.
+///
+/// Group commit (`--batch N`, S-BATCH-1): a batch is the lines the input has READY, up
+/// to N: once the input's buffer is drained (reading on could block, waiting for a
+/// producer that waits for its acknowledgements), what was read is committed and
+/// acknowledged. Diagnostics name the journal line the event would have had and the
+/// input line it came from.
 fn run_append(
     file: &std::path::Path,
     events: &std::path::Path,
     batch: usize,
     profile: Profile,
+    max_line_bytes: usize,
 ) -> i32 {
     let name = display_name(file);
-    let (mut store, rec) = match crate::store::Store::open(file, profile) {
+    let (mut store, rec) = match crate::store::Store::open_bounded(file, profile, max_line_bytes) {
         Ok(x) => x,
         Err(e) => return report(&name, e),
     };
@@ -718,11 +788,19 @@ fn run_append(
             t.reason
         );
     }
-    let input = match open_input(events) {
-        Ok(r) => r,
-        Err(e) => return report(&display_name(events), ReadError::Io(e)),
+    let source: Box<dyn Read> = if events.as_os_str() == "-" {
+        Box::new(io::stdin())
+    } else {
+        match std::fs::File::open(events) {
+            Ok(f) => Box::new(f),
+            Err(e) => return report(&display_name(events), ReadError::Io(e)),
+        }
     };
-    let mut lines = crate::wire::LineReader::new(input);
+    let input_name = display_name(events);
+    let mut lines = crate::wire::LineReader::with_max_line_bytes(
+        BufReader::with_capacity(1 << 16, source),
+        max_line_bytes,
+    );
     let mut out = io::stdout().lock();
     let mut status = EXIT_OK;
     let emit = |v: Value, out: &mut io::StdoutLock| -> io::Result<()> {
@@ -732,21 +810,25 @@ fn run_append(
         out.flush()
     };
     loop {
-        let mut pending: Vec<Vec<u8>> = Vec::with_capacity(batch);
+        // (input line number, bytes)
+        let mut pending: Vec<(u64, Vec<u8>)> = Vec::with_capacity(batch.min(1024));
         while pending.len() < batch {
             match lines.next_line() {
-                Ok(Some((_, bytes, _))) => pending.push(bytes.to_vec()),
+                Ok(Some((n, bytes, _))) => pending.push((n, bytes.to_vec())),
                 Ok(None) => break,
                 Err(e) => {
-                    eprintln!("error: {}: {e}", display_name(events));
+                    eprintln!("error: {input_name}: {e}");
                     return EXIT_USAGE;
                 }
+            }
+            if lines.get_ref().buffer().is_empty() {
+                break; // nothing more is ready: commit what we have
             }
         }
         if pending.is_empty() {
             return status;
         }
-        let refs: Vec<&[u8]> = pending.iter().map(Vec::as_slice).collect();
+        let refs: Vec<&[u8]> = pending.iter().map(|(_, b)| b.as_slice()).collect();
         let mut handled = 0;
         while handled < refs.len() {
             match store.append_batch(&refs[handled..]) {
@@ -758,7 +840,11 @@ fn run_append(
                         }
                     }
                     if let Some(e) = err {
-                        eprintln!("{}", diagnostic(&display_name(events), &e));
+                        // `e.line` is the journal line the event would have had.
+                        let d = diagnostic(&name, &e);
+                        let (head, rest) = d.split_at(d.find('\n').unwrap_or(d.len()));
+                        let from = pending[handled].0;
+                        eprintln!("{head} (from {input_name} line {from}){rest}");
                         if emit(Value::object([("error", e.to_json())]), &mut out).is_err() {
                             return EXIT_USAGE;
                         }

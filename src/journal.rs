@@ -226,9 +226,20 @@ pub fn next_event(
 pub fn read<R: BufRead>(
     source: R,
     profile: Profile,
+    visit: impl FnMut(&Event),
+) -> Result<u64, ReadError> {
+    read_bounded(source, profile, wire::DEFAULT_MAX_LINE_BYTES, visit)
+}
+
+/// [`read`] with lines of at most `max_line_bytes` (`--max-line-bytes`; a longer line
+/// is an I/O error, [`wire::line_too_long`]).
+pub fn read_bounded<R: BufRead>(
+    source: R,
+    profile: Profile,
+    max_line_bytes: usize,
     mut visit: impl FnMut(&Event),
 ) -> Result<u64, ReadError> {
-    let mut lines = LineReader::new(source);
+    let mut lines = LineReader::with_max_line_bytes(source, max_line_bytes);
     let mut checker = Checker::new();
     while let Some((number, bytes, _terminated)) = lines.next_line()? {
         let ev = next_event(&mut checker, profile, number, bytes)?;
@@ -240,4 +251,13 @@ pub fn read<R: BufRead>(
 /// Validate a whole journal; `Ok(n)` with its event count.
 pub fn validate<R: BufRead>(source: R, profile: Profile) -> Result<u64, ReadError> {
     read(source, profile, |_| {})
+}
+
+/// [`validate`] with lines of at most `max_line_bytes`.
+pub fn validate_bounded<R: BufRead>(
+    source: R,
+    profile: Profile,
+    max_line_bytes: usize,
+) -> Result<u64, ReadError> {
+    read_bounded(source, profile, max_line_bytes, |_| {})
 }

@@ -235,6 +235,38 @@ pub fn parse_with_max_depth(text: &str, max_depth: usize) -> Result<Value, Error
     Ok(v)
 }
 
+/// Bytes past a parser's position that it may have looked at (`Infinity`, `\\uXXXX`):
+/// an error detected at `reach` cannot be changed by bytes at or after
+/// `reach + DETECTION_LOOKAHEAD`.
+pub const DETECTION_LOOKAHEAD: usize = 16;
+
+/// [`parse`], and on failure also the parser's position when it failed (its detection
+/// point; see [`DETECTION_LOOKAHEAD`]). A streaming reader uses it to stop at an error
+/// that the rest of the input cannot change (`canonical`, [`crate::ops::read_document`]).
+pub fn parse_with_reach(text: &str) -> Result<Value, (Error, usize)> {
+    let mut p = Parser {
+        s: text.as_bytes(),
+        text,
+        pos: 0,
+        depth: 0,
+        max_depth: MAX_DEPTH,
+    };
+    p.skip_ws();
+    let v = match p.value() {
+        Ok(v) => v,
+        Err(e) => return Err((e, p.pos)),
+    };
+    p.skip_ws();
+    if p.pos != p.s.len() {
+        let e = p.err(
+            ErrorCode::InvalidJson,
+            "unexpected text after the JSON value",
+        );
+        return Err((e, p.pos));
+    }
+    Ok(v)
+}
+
 /// Parse raw bytes: invalid UTF-8 is `invalid_utf8` at the first bad byte.
 pub fn parse_bytes(bytes: &[u8]) -> Result<Value, Error> {
     let text = utf8(bytes)?;

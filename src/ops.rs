@@ -13,6 +13,7 @@ use crate::journal::{self, ReadError};
 use crate::json::{self, Value};
 use crate::replay;
 use crate::{canonical, wire};
+use std::io::BufRead;
 
 /// One operation with its arguments.
 #[derive(Clone, Debug, PartialEq)]
@@ -164,6 +165,134 @@ pub fn parse_document(bytes: &[u8]) -> Result<Value, Error> {
     json::parse(text).map_err(|e| locate_in_document(e, bytes))
 }
 
+/// Read and parse one JSON document from a stream, as [`parse_document`] would parse
+/// all of it, in memory that follows the document, not the input (`canonical`):
+///
+/// - every line (bytes between `\n`s) is bounded by `max_line_bytes` (SPEC.md 16.5;
+///   an I/O error, exit status 2, [`wire::line_too_long`]), so an endless line such as
+///   `/dev/zero` ends;
+/// - an invalid UTF-8 byte stops reading at once (W-UTF8-1 is decided by the bytes
+///   before it);
+/// - a JSON error that the rest cannot change (found by parsing the bytes read so far
+///   at doubling sizes, [`json::parse_with_reach`]) stops BUFFERING: O-CANON-1 puts
+///   W-UTF8-1 over the whole input before section 3.1, so the rest is still read, in
+///   constant memory, for an invalid UTF-8 byte that would win (and the line bound).
+pub fn read_document<R: BufRead>(r: R, max_line_bytes: usize) -> Result<Value, ReadError> {
+    read_document_checking(r, max_line_bytes, 1 << 16)
+}
+
+/// [`read_document`], first looking for a settled error after `first_check` bytes.
+fn read_document_checking<R: BufRead>(
+    mut r: R,
+    max_line_bytes: usize,
+    first_check: usize,
+) -> Result<Value, ReadError> {
+    let mut buf: Vec<u8> = Vec::new();
+    let mut json_error: Option<Error> = None;
+    let mut next_check = first_check;
+    // Bytes read before this chunk, the current line's number and start offset.
+    let (mut offset, mut line, mut line_start) = (0u64, 1u64, 0u64);
+    // The bytes of a UTF-8 sequence cut by a chunk boundary (never a `\n`).
+    let mut carry: Vec<u8> = Vec::new();
+    loop {
+        let chunk = r.fill_buf()?;
+        if chunk.is_empty() {
+            break;
+        }
+        let n = chunk.len();
+        // W-UTF8-1, incrementally: the first bad byte decides, whatever follows.
+        let base = offset - carry.len() as u64;
+        carry.extend_from_slice(chunk);
+        match std::str::from_utf8(&carry) {
+            Ok(_) => carry.clear(),
+            Err(e) if e.error_len().is_none() => {
+                carry.drain(..e.valid_up_to());
+            }
+            Err(e) => {
+                if json_error.is_none() {
+                    buf.extend_from_slice(chunk);
+                    return Err(parse_document(&buf).expect_err("invalid UTF-8").into());
+                }
+                let bad = base + e.valid_up_to() as u64;
+                let upto = &chunk[..bad.saturating_sub(offset) as usize];
+                return Err(bad_utf8(bad, upto, offset, line, line_start).into());
+            }
+        }
+        // The line bound, before the chunk is kept.
+        let mut at = 0;
+        while at < n {
+            let (end, newline) = match chunk[at..].iter().position(|&b| b == b'\n') {
+                Some(p) => (at + p, true),
+                None => (n, false),
+            };
+            if offset + end as u64 - line_start > max_line_bytes as u64 {
+                return Err(wire::line_too_long(line, max_line_bytes).into());
+            }
+            if newline {
+                line += 1;
+                line_start = offset + end as u64 + 1;
+            }
+            at = end + 1;
+        }
+        if json_error.is_none() {
+            buf.extend_from_slice(chunk);
+        }
+        offset += n as u64;
+        r.consume(n);
+        if json_error.is_none() && buf.len() >= next_check {
+            next_check = buf.len() * 2;
+            if let Some(e) = settled_error(&buf) {
+                json_error = Some(e);
+                buf = Vec::new();
+            }
+        }
+    }
+    match json_error {
+        // Input ended inside a UTF-8 sequence: W-UTF8-1 wins over the JSON error.
+        Some(_) if !carry.is_empty() => {
+            let bad = offset - carry.len() as u64;
+            Err(bad_utf8(bad, &[], offset, line, line_start).into())
+        }
+        Some(e) => Err(e.into()),
+        None => parse_document(&buf).map_err(ReadError::from),
+    }
+}
+
+/// `invalid_utf8` at absolute byte `bad`, as [`parse_document`] locates it: `upto` is
+/// the part of the current chunk (which starts at `offset`, on line `line` that began at
+/// `line_start`) before `bad`.
+fn bad_utf8(bad: u64, upto: &[u8], offset: u64, line: u64, line_start: u64) -> Error {
+    let newlines = upto.iter().filter(|&&b| b == b'\n').count() as u64;
+    let start = upto
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(line_start, |p| offset + p as u64 + 1);
+    Error::new(
+        ErrorCode::InvalidUtf8,
+        format!("invalid UTF-8 at byte {}", bad + 1),
+    )
+    .at_line(line + newlines)
+    .at_column(bad - start + 1)
+}
+
+/// The JSON error of a document that starts with `prefix`, if the bytes after `prefix`
+/// cannot change it (the parser detected it well before the end of `prefix`).
+fn settled_error(prefix: &[u8]) -> Option<Error> {
+    let text = match std::str::from_utf8(prefix) {
+        Ok(t) => t,
+        Err(e) => std::str::from_utf8(&prefix[..e.valid_up_to()]).ok()?,
+    };
+    if prefix.starts_with(wire::BOM) {
+        return None; // parse_document reports it; decided at the end
+    }
+    match json::parse_with_reach(text) {
+        Err((e, reach)) if reach + json::DETECTION_LOOKAHEAD < text.len() => {
+            Some(locate_in_document(e, prefix))
+        }
+        _ => None,
+    }
+}
+
 fn locate_in_document(mut e: Error, bytes: &[u8]) -> Error {
     if let Some(col) = e.column {
         let offset = (col - 1) as usize;
@@ -205,4 +334,90 @@ pub fn execute(op: &Operation, input: &[u8], profile: Profile) -> Result<Value, 
         Operation::TreeApply { steps } => crate::tree::apply_all(input, steps)?,
         Operation::StoreApply { steps } => crate::store::apply_steps(input, steps, profile)?,
     })
+}
+
+#[cfg(test)]
+mod stream_tests {
+    use super::*;
+
+    fn streamed(bytes: &[u8], cap: usize, first_check: usize) -> Result<Value, Error> {
+        let r = std::io::BufReader::with_capacity(cap, bytes);
+        match read_document_checking(r, usize::MAX >> 1, first_check) {
+            Ok(v) => Ok(v),
+            Err(ReadError::Invalid(e)) => Err(e),
+            Err(ReadError::Io(e)) => panic!("I/O error from a slice: {e}"),
+        }
+    }
+
+    /// Streaming gives exactly `parse_document`'s answer, whatever the chunking and
+    /// however early it looks for a settled error (expected values: the whole-input
+    /// parser, which `tests/canonical_python.rs` checks against Python).
+    #[test]
+    fn streaming_agrees_with_the_whole_input_parser() {
+        let docs: &[&[u8]] = &[
+            b"{\"a\": [1, 2.5, \"x\"]}\n",
+            b" [1,\n 2,\n x]\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n",
+            b"[1] [2]                                            ",
+            b"[\"unterminated                                       ",
+            b"[\"\\ud800\", 1]                                           ",
+            b"[\"\\ud800\\udc00\"]",
+            b"[1, 2, x]            \xff                     ",
+            b"[1, 2, x]          \n  \n  \xe2\x82",
+            b"[1, 2, x]          \n  \n  \xe2\x82\xac \n \xc3",
+            b"\xef\xbb\xbf[1]",
+            b"[1, \n\xe2\x82\xac, \xe2\x28\xa1]",
+            b"{\"a\":1,\"a\":2}                                          ",
+            b"123456789012345678901234567890123456789012345678901234567890.5",
+            b"",
+            b"   \n  ",
+            b"[Infinity, NaN]                                          ",
+        ];
+        let mut big = b"[".to_vec();
+        big.extend(std::iter::repeat_n(b'1', 5000));
+        big.extend(b".5]");
+        let mut all: Vec<Vec<u8>> = docs.iter().map(|d| d.to_vec()).collect();
+        all.push(big);
+        for d in &all {
+            let want = parse_document(d);
+            for cap in [1, 2, 3, 7, 64, 1 << 16] {
+                for first in [1, 5, 1 << 16] {
+                    assert_eq!(
+                        streamed(d, cap, first),
+                        want,
+                        "cap {cap}, first check {first}: {:?}",
+                        String::from_utf8_lossy(d)
+                    );
+                }
+            }
+        }
+    }
+
+    /// An early error stops buffering: the rest is read without being kept, and an
+    /// invalid UTF-8 byte later still wins (O-CANON-1).
+    #[test]
+    fn an_early_error_stops_buffering_but_utf8_later_wins() {
+        let mut d = b"[1, x, ".to_vec();
+        d.extend(std::iter::repeat_n(b' ', 1 << 20));
+        let e = streamed(&d, 4096, 64).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidJson);
+        assert_eq!((e.line, e.column), (Some(1), Some(5)));
+        d.extend(b"\n \xff");
+        let e = streamed(&d, 4096, 64).unwrap_err();
+        assert_eq!(e, parse_document(&d).unwrap_err());
+        assert_eq!(
+            (e.code, e.line, e.column),
+            (ErrorCode::InvalidUtf8, Some(2), Some(2))
+        );
+    }
+
+    #[test]
+    fn a_line_of_a_document_is_bounded() {
+        let r = std::io::BufReader::with_capacity(8, &b"[1,\n 2222222222]"[..]);
+        match read_document(r, 8) {
+            Err(ReadError::Io(e)) => assert!(e.to_string().starts_with("line 2 is longer")),
+            other => panic!("{other:?}"),
+        }
+        let r = std::io::BufReader::with_capacity(8, &b"[1,\n 222222]"[..]);
+        assert!(read_document(r, 8).is_ok());
+    }
 }

@@ -275,9 +275,19 @@ pub fn replay<R: BufRead>(
     profile: Profile,
     until: Option<i64>,
 ) -> Result<ReplayState, ReadError> {
+    replay_bounded(source, profile, until, crate::wire::DEFAULT_MAX_LINE_BYTES)
+}
+
+/// [`replay`] with lines of at most `max_line_bytes`.
+pub fn replay_bounded<R: BufRead>(
+    source: R,
+    profile: Profile,
+    until: Option<i64>,
+    max_line_bytes: usize,
+) -> Result<ReplayState, ReadError> {
     let mut reducer = Reducer::new();
     let limit = until.unwrap_or(i64::MAX);
-    let count = journal::read(source, profile, |ev| {
+    let count = journal::read_bounded(source, profile, max_line_bytes, |ev| {
         if (reducer.applied() as i64) <= limit {
             reducer.apply(ev);
         }
@@ -295,9 +305,19 @@ pub fn fingerprint<R: BufRead>(
     profile: Profile,
     until: Option<i64>,
 ) -> Result<String, ReadError> {
+    fingerprint_bounded(source, profile, until, crate::wire::DEFAULT_MAX_LINE_BYTES)
+}
+
+/// [`fingerprint`] with lines of at most `max_line_bytes`.
+pub fn fingerprint_bounded<R: BufRead>(
+    source: R,
+    profile: Profile,
+    until: Option<i64>,
+    max_line_bytes: usize,
+) -> Result<String, ReadError> {
     let mut fp = Fingerprinter::new();
     let limit = until.unwrap_or(i64::MAX);
-    let count = journal::read(source, profile, |ev| {
+    let count = journal::read_bounded(source, profile, max_line_bytes, |ev| {
         if (fp.count() as i64) <= limit {
             fp.push(&ev.value);
         }

@@ -169,8 +169,12 @@ fn unparsable(code: ErrorCode) -> bool {
 }
 
 /// Read a journal, rebuilding the state and finding a torn tail (nothing is changed).
-fn scan(source: impl BufRead, profile: Profile) -> Result<(State, Option<Torn>), StoreError> {
-    let mut lines = wire::LineReader::new(source);
+fn scan(
+    source: impl BufRead,
+    profile: Profile,
+    max_line_bytes: usize,
+) -> Result<(State, Option<Torn>), StoreError> {
+    let mut lines = wire::LineReader::with_max_line_bytes(source, max_line_bytes);
     let mut st = State::new();
     // A line that does not parse is torn only if it is the last one.
     let mut pending: Option<(u64, Vec<u8>, Error)> = None;
@@ -208,14 +212,106 @@ fn scan(source: impl BufRead, profile: Profile) -> Result<(State, Option<Torn>),
     Ok((st, torn))
 }
 
+/// Refuse a journal that exists and is not a regular file (a FIFO, a device, a
+/// directory, a socket), before opening it: reading a FIFO blocks until a writer comes,
+/// a device such as `/dev/zero` or `/dev/full` never ends or never fills (S-FILE-1).
+/// A symlink is followed: it is its target that must be a regular file.
+fn refuse_special(path: &Path) -> io::Result<()> {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => Err(not_regular(&m)),
+        _ => Ok(()),
+    }
+}
+
+/// The error for a journal that is not a regular file (the caller's report names it).
+fn not_regular(m: &std::fs::Metadata) -> io::Error {
+    use std::os::unix::fs::FileTypeExt;
+    let t = m.file_type();
+    let what = if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    };
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "not a regular file but {what} (a journal store reads and writes regular files only)"
+        ),
+    )
+}
+
+/// Open a journal for reading after [`refuse_special`], checking the opened handle too
+/// (the path may have changed in between).
+fn open_regular(path: &Path) -> io::Result<File> {
+    refuse_special(path)?;
+    let f = File::open(path)?;
+    let m = f.metadata()?;
+    if !m.is_file() {
+        return Err(not_regular(&m));
+    }
+    Ok(f)
+}
+
+/// The directory whose entries hold the journal's data: that of the file a symlink
+/// finally points to, not the link's (S-ACK-1's directory sync, S-RECOVER-1's torn
+/// file). `path` may not exist yet (its link target, if any, is resolved as far as it
+/// exists).
+pub fn journal_dir(path: &Path) -> io::Result<PathBuf> {
+    let real = match std::fs::canonicalize(path) {
+        Ok(p) => p,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            // A dangling link: follow it by hand; a plain new file: its own directory.
+            match std::fs::read_link(path) {
+                Ok(target) => {
+                    let target = if target.is_absolute() {
+                        target
+                    } else {
+                        path.parent().unwrap_or(Path::new("")).join(target)
+                    };
+                    return journal_dir(&target);
+                }
+                Err(_) => path.to_owned(),
+            }
+        }
+        Err(e) => return Err(e),
+    };
+    let dir = match real.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    // The file may not exist yet; its directory does (or creating it fails anyway).
+    Ok(std::fs::canonicalize(&dir).unwrap_or(dir))
+}
+
 /// `recover` without `--apply`: what opening would do (`S-RECOVER-2`).
 pub fn inspect_recovery(path: &Path, profile: Profile) -> Result<Recovery, StoreError> {
-    let f = match File::open(path) {
+    inspect_recovery_bounded(path, profile, wire::DEFAULT_MAX_LINE_BYTES)
+}
+
+/// [`inspect_recovery`] with lines of at most `max_line_bytes`.
+pub fn inspect_recovery_bounded(
+    path: &Path,
+    profile: Profile,
+    max_line_bytes: usize,
+) -> Result<Recovery, StoreError> {
+    let f = match open_regular(path) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Recovery::default()),
         Err(e) => return Err(e.into()),
     };
-    let (st, torn) = scan(BufReader::with_capacity(1 << 16, f), profile)?;
+    let (st, torn) = scan(
+        BufReader::with_capacity(1 << 16, f),
+        profile,
+        max_line_bytes,
+    )?;
     Ok(Recovery {
         events: st.checker.count(),
         torn,
@@ -231,14 +327,16 @@ pub struct Store {
     _lock: File,
     st: State,
     poisoned: bool,
+    max_line_bytes: usize,
 }
 
-fn first_free_torn_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
+/// The first `NAME.torn-K` free in `dir`, NAME the journal's (the link target's) name.
+fn first_free_torn_path(path: &Path, dir: &Path) -> PathBuf {
+    let name = std::fs::canonicalize(path)
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .or_else(|| path.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_default();
-    let dir = path.parent().unwrap_or(Path::new(""));
     (1..)
         .map(|k| dir.join(format!("{name}.torn-{k}")))
         .find(|p| !p.exists())
@@ -251,12 +349,33 @@ impl Store {
         Store::open_with(path, profile, |f| Box::new(f))
     }
 
+    /// [`Store::open`] with lines of at most `max_line_bytes` (reading the journal and
+    /// in every later re-read).
+    pub fn open_bounded(
+        path: &Path,
+        profile: Profile,
+        max_line_bytes: usize,
+    ) -> Result<(Store, Recovery), StoreError> {
+        Store::open_impl(path, profile, max_line_bytes, |f| Box::new(f))
+    }
+
     /// Open, wrapping the write handle (fault injection in tests).
     pub fn open_with(
         path: &Path,
         profile: Profile,
         wrap: impl FnOnce(File) -> Box<dyn StoreFile>,
     ) -> Result<(Store, Recovery), StoreError> {
+        Store::open_impl(path, profile, wire::DEFAULT_MAX_LINE_BYTES, wrap)
+    }
+
+    fn open_impl(
+        path: &Path,
+        profile: Profile,
+        max_line_bytes: usize,
+        wrap: impl FnOnce(File) -> Box<dyn StoreFile>,
+    ) -> Result<(Store, Recovery), StoreError> {
+        // S-FILE-1: before anything is opened (opening a FIFO for reading would block).
+        refuse_special(path)?;
         let existed = path.exists();
         let lock = OpenOptions::new()
             .read(true)
@@ -275,27 +394,43 @@ impl Store {
             }
             Err(std::fs::TryLockError::Error(e)) => return Err(e.into()),
         }
+        let m = lock.metadata()?;
+        if !m.is_file() {
+            return Err(not_regular(&m).into());
+        }
+        // The directory of the file itself (a symlink's target's), S-ACK-1, S-RECOVER-1.
+        let dir = journal_dir(path)?;
         if !existed {
             // S-ACK-1: the new file's directory entry must be durable too.
-            fsutil::sync_dir(path.parent().unwrap_or(Path::new("")))?;
+            fsutil::sync_dir(&dir)?;
         }
         let (st, torn) = scan(
-            BufReader::with_capacity(1 << 16, File::open(path)?),
+            BufReader::with_capacity(1 << 16, open_regular(path)?),
             profile,
+            max_line_bytes,
         )?;
         let mut write = OpenOptions::new().write(true).open(path)?;
         let torn = match torn {
             None => None,
             Some(mut t) => {
                 // S-RECOVER-1: move aside (write + sync + dir sync), then truncate + sync.
-                let aside = first_free_torn_path(path);
+                let aside = first_free_torn_path(path, &dir);
                 let mut f = OpenOptions::new()
                     .write(true)
                     .create_new(true)
                     .open(&aside)?;
-                Write::write_all(&mut f, &t.bytes)?;
-                f.sync_all()?;
-                fsutil::sync_dir(aside.parent().unwrap_or(Path::new("")))?;
+                let moved = Write::write_all(&mut f, &t.bytes)
+                    .and_then(|_| f.sync_all())
+                    .and_then(|_| fsutil::sync_dir(&dir));
+                if let Err(e) = moved {
+                    // A full disk (or any failure) must not leave an empty or partial
+                    // `.torn-K` behind: the next recovery would skip to `.torn-K+1` and a
+                    // reader would take the empty file for the torn bytes.
+                    drop(f);
+                    let _ = std::fs::remove_file(&aside);
+                    let _ = fsutil::sync_dir(&dir);
+                    return Err(e.into());
+                }
                 write.set_len(t.offset)?;
                 write.sync_all()?;
                 t.moved_to = Some(aside);
@@ -318,6 +453,7 @@ impl Store {
                 _lock: lock,
                 st,
                 poisoned: false,
+                max_line_bytes,
             },
             recovery,
         ))
@@ -495,7 +631,7 @@ impl Store {
         // Rebuild from the file: simple and obviously right; the fault path is cold.
         let _ = n;
         if let Ok(f) = File::open(&self.path) {
-            if let Ok((st, None)) = scan(BufReader::new(f), self.profile) {
+            if let Ok((st, None)) = scan(BufReader::new(f), self.profile, self.max_line_bytes) {
                 self.st = st;
                 return;
             }
@@ -687,9 +823,20 @@ fn write_checkpoint(ck: &Path, st: &State) -> io::Result<Checkpoint> {
 /// Write a checkpoint of the journal at `path` without holding it open for appends
 /// (`journal-conformance checkpoint`). The journal must be valid and have no torn tail.
 pub fn checkpoint_file(path: &Path, ck: &Path, profile: Profile) -> Result<Checkpoint, StoreError> {
+    checkpoint_file_bounded(path, ck, profile, wire::DEFAULT_MAX_LINE_BYTES)
+}
+
+/// [`checkpoint_file`] with lines of at most `max_line_bytes`.
+pub fn checkpoint_file_bounded(
+    path: &Path,
+    ck: &Path,
+    profile: Profile,
+    max_line_bytes: usize,
+) -> Result<Checkpoint, StoreError> {
     let (st, torn) = scan(
-        BufReader::with_capacity(1 << 16, File::open(path)?),
+        BufReader::with_capacity(1 << 16, open_regular(path)?),
         profile,
+        max_line_bytes,
     )?;
     if let Some(t) = torn {
         return Err(Error::new(
@@ -810,6 +957,17 @@ pub fn replay_from_checkpoint(
     ck: &Path,
     profile: Profile,
 ) -> Result<(ReplayState, CheckpointUse), StoreError> {
+    replay_from_checkpoint_bounded(path, ck, profile, wire::DEFAULT_MAX_LINE_BYTES)
+}
+
+/// [`replay_from_checkpoint`] with lines of at most `max_line_bytes`.
+pub fn replay_from_checkpoint_bounded(
+    path: &Path,
+    ck: &Path,
+    profile: Profile,
+    max_line_bytes: usize,
+) -> Result<(ReplayState, CheckpointUse), StoreError> {
+    refuse_special(path)?;
     let attempt = (|| -> Result<(Checkpoint, IdIndex, Reducer), String> {
         let text = std::fs::read(ck).map_err(|e| format!("checkpoint: {e}"))?;
         let text = std::str::from_utf8(&text).map_err(|_| "checkpoint is not UTF-8".to_owned())?;
@@ -836,7 +994,7 @@ pub fn replay_from_checkpoint(
         Err(reason) => {
             let f = BufReader::with_capacity(1 << 16, File::open(path)?);
             return Ok((
-                crate::replay::replay(f, profile, None)?,
+                crate::replay::replay_bounded(f, profile, None, max_line_bytes)?,
                 CheckpointUse::Ignored(reason),
             ));
         }
@@ -850,7 +1008,8 @@ pub fn replay_from_checkpoint(
     );
     let mut f = File::open(path)?;
     f.seek(SeekFrom::Start(c.source_offset))?;
-    let mut lines = wire::LineReader::new(BufReader::with_capacity(1 << 16, f));
+    let mut lines =
+        wire::LineReader::with_max_line_bytes(BufReader::with_capacity(1 << 16, f), max_line_bytes);
     let mut tail = 0;
     while let Some((n, bytes, _)) = lines.next_line()? {
         let ev = match journal::next_event(&mut checker, profile, c.event_count + n, bytes) {
@@ -870,7 +1029,7 @@ pub fn replay_from_checkpoint(
                 if !ok {
                     let f = BufReader::with_capacity(1 << 16, File::open(path)?);
                     return Ok((
-                        crate::replay::replay(f, profile, None)?,
+                        crate::replay::replay_bounded(f, profile, None, max_line_bytes)?,
                         CheckpointUse::Ignored("the id index does not match its digest".into()),
                     ));
                 }

@@ -2,9 +2,12 @@
 //!
 //! This module owns how a byte stream becomes lines and each line a JSON value:
 //! split on `\n` only, a final newline optional, no BOM, no blank lines, UTF-8 only.
-//! It streams: one line is held in memory at a time.
+//! It streams: one line is held in memory at a time, and a line is bounded
+//! ([`DEFAULT_MAX_LINE_BYTES`], an implementation limit of SPEC.md 16.5, not a
+//! conformance rule): an over-long line is an I/O-class error raised before more than
+//! the limit is buffered.
 
-use std::io::BufRead;
+use std::io::{self, BufRead, Read};
 
 use crate::error::{Error, ErrorCode};
 use crate::json::{self, Value};
@@ -20,35 +23,79 @@ pub struct Line {
     pub terminated: bool,
 }
 
+/// The longest line (bytes before its `\n`, a `\r` included) a reader accepts unless
+/// told otherwise (`--max-line-bytes`): 64 MiB. SPEC.md 16.5: an implementation limit,
+/// not a conformance rule.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 64 << 20;
+
+/// The error for a line longer than `max` bytes (an I/O-class error: exit status 2).
+pub fn line_too_long(number: u64, max: usize) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("line {number} is longer than {max} bytes; --max-line-bytes raises the limit"),
+    )
+}
+
+/// Whether an I/O error is [`line_too_long`]'s.
+pub fn is_line_too_long(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::InvalidData && e.to_string().contains("--max-line-bytes")
+}
+
 /// Reads lines split on `\n` only (`W-LINE-1`): never on `\r`, U+2028, U+0085 or any
 /// other character that some languages' "lines" split on. The text after the last
-/// `\n` is a line only if it is non-empty (`W-LINE-3`).
+/// `\n` is a line only if it is non-empty (`W-LINE-3`). A line longer than the limit
+/// ([`DEFAULT_MAX_LINE_BYTES`] unless [`LineReader::with_max_line_bytes`]) is an error
+/// ([`line_too_long`]) once `max` bytes are buffered, never more.
 pub struct LineReader<R> {
     inner: R,
     number: u64,
     buf: Vec<u8>,
+    max: usize,
 }
 
 impl<R: BufRead> LineReader<R> {
     pub fn new(inner: R) -> Self {
+        LineReader::with_max_line_bytes(inner, DEFAULT_MAX_LINE_BYTES)
+    }
+
+    /// A reader whose lines may be at most `max` bytes long (without the `\n`).
+    pub fn with_max_line_bytes(inner: R, max: usize) -> Self {
         LineReader {
             inner,
             number: 0,
             buf: Vec::new(),
+            max: max.max(1),
         }
+    }
+
+    /// The source (to see what it has buffered, for group commit).
+    pub fn get_ref(&self) -> &R {
+        &self.inner
     }
 
     /// The next line, reusing an internal buffer; `Ok(None)` at end of input.
     pub fn next_line(&mut self) -> std::io::Result<Option<(u64, &[u8], bool)>> {
         self.buf.clear();
-        let n = self.inner.read_until(b'\n', &mut self.buf)?;
+        // At most `max` bytes of the line, then look at the next byte without taking it.
+        let n = (&mut self.inner)
+            .take(self.max as u64)
+            .read_until(b'\n', &mut self.buf)?;
         if n == 0 {
             return Ok(None);
         }
         self.number += 1;
-        let terminated = self.buf.last() == Some(&b'\n');
+        let mut terminated = self.buf.last() == Some(&b'\n');
         if terminated {
             self.buf.pop();
+        } else if self.buf.len() == self.max {
+            match self.inner.fill_buf()?.first() {
+                None => {}
+                Some(b'\n') => {
+                    self.inner.consume(1);
+                    terminated = true;
+                }
+                Some(_) => return Err(line_too_long(self.number, self.max)),
+            }
         }
         Ok(Some((self.number, &self.buf, terminated)))
     }
@@ -95,4 +142,70 @@ pub fn parse_line(number: u64, bytes: &[u8]) -> Result<Value, Error> {
         ));
     }
     json::parse(text).map_err(located)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(input: &[u8], max: usize) -> Result<Vec<(Vec<u8>, bool)>, String> {
+        let mut r = LineReader::with_max_line_bytes(input, max);
+        let mut out = Vec::new();
+        while let Some((_, b, t)) = r.next_line().map_err(|e| e.to_string())? {
+            out.push((b.to_vec(), t));
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn a_line_of_exactly_the_limit_is_read_terminated_or_not() {
+        assert_eq!(
+            lines(b"abcd\nxy\nabcd", 4).unwrap(),
+            vec![
+                (b"abcd".to_vec(), true),
+                (b"xy".to_vec(), true),
+                (b"abcd".to_vec(), false)
+            ]
+        );
+        // \r counts: it is part of the line's bytes (W-CR-1 keeps it).
+        assert_eq!(
+            lines(b"abc\r\n", 4).unwrap(),
+            vec![(b"abc\r".to_vec(), true)]
+        );
+    }
+
+    #[test]
+    fn a_longer_line_is_an_error_naming_its_number() {
+        let e = lines(b"ab\nabcde\n", 4).unwrap_err();
+        assert_eq!(
+            e,
+            "line 2 is longer than 4 bytes; --max-line-bytes raises the limit"
+        );
+        assert!(lines(b"abc\r\n", 3).is_err());
+        assert!(is_line_too_long(&line_too_long(1, 1)));
+    }
+
+    /// The reader never buffers more than the limit of an endless line.
+    #[test]
+    fn an_endless_line_stops_at_the_limit() {
+        struct Endless(u64);
+        impl Read for Endless {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                buf.fill(b'a');
+                self.0 += buf.len() as u64;
+                Ok(buf.len())
+            }
+        }
+        let mut src = io::BufReader::with_capacity(64, Endless(0));
+        let mut r = LineReader::with_max_line_bytes(&mut src, 1000);
+        let e = r.next_line().unwrap_err();
+        assert!(is_line_too_long(&e));
+        assert!(r.buf.capacity() < 2048, "buffered {}", r.buf.capacity());
+        drop(r);
+        assert!(
+            src.get_ref().0 <= 1000 + 64,
+            "read {} bytes",
+            src.get_ref().0
+        );
+    }
 }

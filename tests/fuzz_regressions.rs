@@ -32,6 +32,7 @@ const TARGETS: &[(&str, Target)] = &[
     ("protocol", targets::protocol),
     ("adapter_client", targets::adapter_client),
     ("fast_oracle", targets::fast_oracle),
+    ("store_apply", targets::store_apply),
 ];
 
 fn root() -> PathBuf {
@@ -84,6 +85,13 @@ fn case_seeds(seeds: &mut Seeds, case: &Case) {
                 add(seeds, "wire_json", name, case.input.clone());
             }
             Operation::TreeInspect => add(seeds, "tree", name, case.input.clone()),
+            Operation::StoreApply { steps } => {
+                let mut bytes = case.input.clone();
+                bytes.push(0);
+                let ops = Value::Array(steps.iter().map(|s| s.to_json()).collect());
+                bytes.extend(canonical::to_string(&ops).into_bytes());
+                add(seeds, "store_apply", name, bytes);
+            }
             Operation::TreeApply { steps } => {
                 let mut bytes = case.input.clone();
                 bytes.push(0);
@@ -331,6 +339,12 @@ fn seeds_protocol() {
 fn seeds_adapter_client() {
     let f = target("adapter_client");
     assert!(run_all("adapter_client", f, seeds_of("adapter_client")) > 300);
+}
+
+#[test]
+fn seeds_store_apply() {
+    let f = target("store_apply");
+    assert!(run_all("store_apply", f, seeds_of("store_apply")) > 5);
 }
 
 /// `FUZZ_SEED_DIR=fuzz/corpus cargo test --test fuzz_regressions -- --ignored`:

@@ -58,8 +58,8 @@ pub fn tune_allocator() {
     }
 }
 
-/// The longest line read, in bytes without its `\n`, unless raised (64 MiB).
-pub const DEFAULT_MAX_LINE_BYTES: usize = 64 << 20;
+/// The line bound (SPEC.md 16.5): the same as the reference reader's.
+pub use crate::wire::DEFAULT_MAX_LINE_BYTES;
 
 /// How the fast path reads.
 #[derive(Clone, Copy, Debug)]
@@ -84,6 +84,12 @@ impl Options {
             threads: if cores > 1 { cores } else { 0 },
             block_bytes: 32 << 10,
         }
+    }
+
+    /// The same options with another line bound (`--max-line-bytes`).
+    pub fn with_max_line_bytes(mut self, max_line_bytes: usize) -> Options {
+        self.max_line_bytes = max_line_bytes;
+        self
     }
 }
 
@@ -177,9 +183,7 @@ fn find_newline(s: &[u8]) -> Option<usize> {
 }
 
 fn too_long(line: u64, max: usize) -> io::Error {
-    io::Error::other(format!(
-        "line {line} is longer than {max} bytes; --max-line-bytes raises the limit"
-    ))
+    crate::wire::line_too_long(line, max)
 }
 
 /// Cuts the source into blocks of whole lines, bounding every line.
