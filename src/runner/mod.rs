@@ -126,7 +126,7 @@ fn start_impl(opts: &Options) -> Result<Box<dyn Implementation>, String> {
 }
 
 /// Known names for `--require`: operations and profiles.
-const PROFILES: &[&str] = &["core", "trace-0.1"];
+const PROFILES: &[&str] = &["core", "trace-0.1", "yoagent-0.26"];
 
 fn check_require(opts: &Options, info: &crate::adapter::ImplInfo) -> Result<(), (i32, String)> {
     let ops = [
