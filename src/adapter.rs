@@ -90,18 +90,7 @@ pub trait Implementation: Send {
 }
 
 fn all_ops() -> Vec<String> {
-    [
-        "validate",
-        "replay",
-        "fingerprint",
-        "branch",
-        "canonical",
-        "tree_inspect",
-        "tree_apply",
-        "store_apply",
-    ]
-    .map(String::from)
-    .to_vec()
+    crate::ops::OPERATIONS.map(String::from).to_vec()
 }
 
 /// The built-in reference implementation, in process.

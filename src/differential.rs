@@ -126,16 +126,7 @@ impl Trial {
 }
 
 /// Every operation of protocol 1.
-const ALL_OPS: [&str; 8] = [
-    "validate",
-    "replay",
-    "fingerprint",
-    "branch",
-    "canonical",
-    "tree_inspect",
-    "tree_apply",
-    "store_apply",
-];
+const ALL_OPS: [&str; 8] = crate::ops::OPERATIONS;
 
 fn note(report: &mut DiffReport, op: &str, why: String) {
     if !report.skipped_ops.iter().any(|(o, _)| o == op) {

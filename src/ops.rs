@@ -36,6 +36,18 @@ pub enum Operation {
     StoreApply { steps: Vec<crate::store::StoreStep> },
 }
 
+/// Every operation of protocol 1, by name (O-JSON-1), in the order of section 9.
+pub const OPERATIONS: [&str; 8] = [
+    "validate",
+    "replay",
+    "fingerprint",
+    "branch",
+    "canonical",
+    "tree_inspect",
+    "tree_apply",
+    "store_apply",
+];
+
 impl Operation {
     /// The operation's name as spelled in vectors and the protocol.
     pub fn name(&self) -> &'static str {

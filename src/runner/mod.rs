@@ -129,16 +129,7 @@ fn start_impl(opts: &Options) -> Result<Box<dyn Implementation>, String> {
 const PROFILES: &[&str] = &["core", "trace-0.1", "yoagent-0.26"];
 
 fn check_require(opts: &Options, info: &crate::adapter::ImplInfo) -> Result<(), (i32, String)> {
-    let ops = [
-        "validate",
-        "replay",
-        "fingerprint",
-        "branch",
-        "canonical",
-        "tree_inspect",
-        "tree_apply",
-        "store_apply",
-    ];
+    let ops = crate::ops::OPERATIONS;
     let mut missing = Vec::new();
     for r in &opts.require {
         if !ops.contains(&r.as_str()) && !PROFILES.contains(&r.as_str()) {

@@ -9,17 +9,8 @@ use crate::adapter::{ImplInfo, Implementation};
 use crate::explain::Cause;
 use crate::json::Value;
 
-/// The operations the differential generator exercises.
-pub const GENERATED_OPS: &[&str] = &[
-    "validate",
-    "replay",
-    "fingerprint",
-    "branch",
-    "canonical",
-    "tree_inspect",
-    "tree_apply",
-    "store_apply",
-];
+/// The operations the differential generator exercises: all of them.
+pub const GENERATED_OPS: &[&str] = &crate::ops::OPERATIONS;
 
 /// Why the phase cannot compare anything with this implementation, if so.
 pub fn not_comparable(info: &ImplInfo) -> Option<String> {
