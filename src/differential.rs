@@ -1014,7 +1014,9 @@ fn make_kind(implementation: &str, opts: &DiffOptions, f: Found, shrunk: bool) -
     let d = &f.found;
     let op = t.op.name().to_owned();
     let hex = short_id(&t.op, &t.input);
-    let rule = d.rule.clone();
+    // A disagreement that names no rule is the operation's (D-ATTR-1), so that a skip
+    // list can always record it and `--write-skip-file` always makes the next run pass.
+    let rule = Some(d.rule.clone().unwrap_or_else(|| op_rule(&t.op).to_owned()));
     let known = rule.as_ref().is_some_and(|r| opts.known_rules.contains(r));
     let description = format!(
         "Found by the differential phase against {implementation} (generated case {}, seed {}{}), from {}: {} ({}): {}",

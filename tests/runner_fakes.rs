@@ -1214,3 +1214,45 @@ fn fail_fast_stops_and_says_so() {
     );
     assert!(out.contains(" 1 failed"), "{out}");
 }
+
+/// The adoption path end to end, differential phase included: `--write-skip-file` after a
+/// failing run makes the next run pass (every differential kind is recorded by its rule),
+/// and a NEW fault of another rule still fails it: the list hides only what it names.
+#[test]
+fn a_written_skip_list_passes_the_next_run_and_a_new_fault_still_fails() {
+    let d = scratch("adopt");
+    let skip = d.join("known.txt");
+    let run = |mode: &str, extra: &[&str]| {
+        let adapter = fake(mode, "adopt");
+        let mut args = vec!["test", "--properties", "200", "--seed", "3", "--adapter"];
+        args.push(&adapter);
+        args.extend_from_slice(extra);
+        let o = jc(&args, &[]);
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+        )
+    };
+    let skip_s = skip.to_str().unwrap();
+    let (code, out) = run("wrong-stop+accept-gaps", &["--write-skip-file", skip_s]);
+    assert_eq!(code, Some(1), "{out}");
+    let listed = std::fs::read_to_string(&skip).unwrap();
+    assert!(
+        listed.lines().any(|l| l.starts_with("R-STOP-1 ")),
+        "{listed}"
+    );
+    let (code, out) = run("wrong-stop+accept-gaps", &["--skip-file", skip_s]);
+    assert_eq!(
+        code,
+        Some(0),
+        "the written list must make the next run pass:\n{out}"
+    );
+    assert!(out.contains("known disagreement"), "{out}");
+    let (code, out) = run(
+        // A new fault of another rule (errors without their line: J-LOC-1).
+        "wrong-stop+accept-gaps+no-line",
+        &["--skip-file", skip_s],
+    );
+    assert_eq!(code, Some(1), "a new fault hidden by the list:\n{out}");
+    assert!(out.contains("(FAILED, wrong_location)"), "{out}");
+}
