@@ -18,7 +18,7 @@ export type OperationName =
   | "tree_apply"
   | "store_apply";
 
-export type Profile = "core" | "trace-0.1";
+export type Profile = "core" | "trace-0.1" | "yoagent-0.26";
 
 // ---------------------------------------------------------------- operations (O-JSON-1, T-OPS-1, S-OPS-1)
 

@@ -28,7 +28,7 @@ export const OPERATIONS = Object.freeze([
 ]);
 
 /** Every profile of protocol 1. */
-export const PROFILES = Object.freeze(["core", "trace-0.1"]);
+export const PROFILES = Object.freeze(["core", "trace-0.1", "yoagent-0.26"]);
 
 /**
  * Throw (or return) this from a handler to reject the input: the reply is

@@ -25,7 +25,7 @@ __all__ = ["serve", "handle_line", "handshake", "check_operation", "Rejected", "
 PROTOCOL = 1
 OPERATIONS = ("validate", "replay", "fingerprint", "branch", "canonical",
               "tree_inspect", "tree_apply", "store_apply")
-PROFILES = ("core", "trace-0.1")
+PROFILES = ("core", "trace-0.1", "yoagent-0.26")
 
 
 class Rejected(Exception):
