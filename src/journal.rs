@@ -206,6 +206,16 @@ pub fn next_event(
     number: u64,
     bytes: &[u8],
 ) -> Result<Event, Error> {
+    let ev = parse_event(profile, number, bytes)?;
+    checker
+        .check(&ev)
+        .map_err(|e| e.at_line(number).with_excerpt(bytes))?;
+    Ok(ev)
+}
+
+/// One line read as an event, before the journal checks: the wire and JSON rules and
+/// the envelope, with errors located at the line (the fast path's oracle too).
+pub fn parse_event(profile: Profile, number: u64, bytes: &[u8]) -> Result<Event, Error> {
     let located = |e: Error| e.at_line(number).with_excerpt(bytes);
     let value = wire::parse_line(number, bytes)?;
     // Where the envelope is broken, still name the event by whatever id it has.
@@ -214,10 +224,8 @@ pub fn next_event(
         .and_then(|v| v.as_str())
         .map(str::to_owned);
     let seq_hint = value.get("sequence").and_then(|v| v.as_i64());
-    let ev = event::from_value(value, profile)
-        .map_err(|e| located(e.with_sequence(seq_hint).with_event_id(id_hint.as_deref())))?;
-    checker.check(&ev).map_err(located)?;
-    Ok(ev)
+    event::from_value(value, profile)
+        .map_err(|e| located(e.with_sequence(seq_hint).with_event_id(id_hint.as_deref())))
 }
 
 /// Stream a JSONL journal: every line through the wire, envelope and journal rules,

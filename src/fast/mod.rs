@@ -34,7 +34,7 @@ use std::ops::Range;
 use crate::branch::{check_branch_id, SessionBranch};
 use crate::canonical;
 use crate::error::{Error, ErrorCode};
-use crate::event::{self, Event, Profile};
+use crate::event::{Event, Profile};
 use crate::fingerprint::hex;
 use crate::journal::ReadError;
 use crate::json::Value;
@@ -285,14 +285,7 @@ impl<R: BufRead> Reader<R> {
 /// journal checks: the wire and JSON rules, the envelope, `R-TYPE-1`.
 fn oracle_line(number: u64, bytes: &[u8], profile: Profile) -> Result<Event, Error> {
     let located = |e: Error| e.at_line(number).with_excerpt(bytes);
-    let value = wire::parse_line(number, bytes)?;
-    let id_hint = value
-        .get("event_id")
-        .and_then(|v| v.as_str())
-        .map(str::to_owned);
-    let seq_hint = value.get("sequence").and_then(|v| v.as_i64());
-    let ev = event::from_value(value, profile)
-        .map_err(|e| located(e.with_sequence(seq_hint).with_event_id(id_hint.as_deref())))?;
+    let ev = crate::journal::parse_event(profile, number, bytes)?;
     crate::replay::check_payload(&ev).map_err(|e| {
         located(
             e.with_sequence(ev.sequence_i64())
