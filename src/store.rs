@@ -383,17 +383,7 @@ impl Store {
             .create(true)
             .truncate(false)
             .open(path)?;
-        match lock.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(Error::new(
-                    ErrorCode::Locked,
-                    format!("{} is held by another writer", path.display()),
-                )
-                .into())
-            }
-            Err(std::fs::TryLockError::Error(e)) => return Err(e.into()),
-        }
+        try_lock_with_grace(&lock, path)?;
         let m = lock.metadata()?;
         if !m.is_file() {
             return Err(not_regular(&m).into());
@@ -1244,4 +1234,35 @@ pub fn apply_steps(
             Value::from(String::from_utf8_lossy(&journal).into_owned()),
         ),
     ]))
+}
+
+/// How long a store waits for a held lock before it reports `locked` (S-WRITER-1).
+///
+/// An `flock` belongs to the open file description, and a child process shares every
+/// description of its parent from `fork` until `exec` closes the close-on-exec ones. So
+/// a program that drops a store on one thread while another thread spawns a process
+/// can find its own, already released, lock still held for that instant (CI saw it: a
+/// test reopened a journal while a sibling test started a subprocess). The grace period
+/// outlasts that window; a real second writer still gets `locked`, just this much later.
+pub const LOCK_GRACE: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// S-WRITER-1: take the exclusive lock, retrying within [`LOCK_GRACE`].
+fn try_lock_with_grace(lock: &File, path: &Path) -> Result<(), StoreError> {
+    let start = std::time::Instant::now();
+    loop {
+        match lock.try_lock() {
+            Ok(()) => return Ok(()),
+            Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < LOCK_GRACE => {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(Error::new(
+                    ErrorCode::Locked,
+                    format!("{} is held by another writer", path.display()),
+                )
+                .into())
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(e.into()),
+        }
+    }
 }

@@ -314,3 +314,29 @@ fn the_tail_is_checked_against_the_prefix_ids() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// S-WRITER-1 in a program that spawns processes: a child holds its parent's lock from
+/// `fork` to `exec`, so a store reopened while another thread spawns must not see its
+/// own released lock as another writer's (CI failed on exactly this once).
+#[test]
+fn reopening_while_another_thread_spawns_processes_is_not_locked_out() {
+    let dir = scratch("lock-spawn");
+    let path = dir.join("j.jsonl");
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let spawner = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let _ = std::process::Command::new("true").status();
+            }
+        })
+    };
+    for i in 0..300 {
+        let (mut st, _) = Store::open(&path, Profile::Core).unwrap();
+        st.append(line(i).as_bytes()).unwrap();
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    spawner.join().unwrap();
+    assert_eq!(full_replay(&path).applied_sequences.len(), 300);
+    std::fs::remove_dir_all(dir).unwrap();
+}
