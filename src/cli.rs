@@ -195,6 +195,8 @@ pub enum TreeAction {
         /// session files, checked exactly as yoagent loads them).
         #[arg(long, default_value = "core")]
         profile: Profile,
+        #[command(flatten)]
+        limit: LineLimit,
     },
     /// Check a tree file; exit 1 with a located diagnostic.
     Validate {
@@ -205,6 +207,8 @@ pub enum TreeAction {
         /// session files, checked exactly as yoagent loads them).
         #[arg(long, default_value = "core")]
         profile: Profile,
+        #[command(flatten)]
+        limit: LineLimit,
     },
     /// Draw the tree: one line per entry, branches indented, head and labels marked.
     Show {
@@ -213,6 +217,8 @@ pub enum TreeAction {
         /// session files, checked exactly as yoagent loads them).
         #[arg(long, default_value = "core")]
         profile: Profile,
+        #[command(flatten)]
+        limit: LineLimit,
     },
     /// Apply a JSON array of steps (append, seek, checkpoint, seek_checkpoint,
     /// append_new, save_load) and print the resulting tree file. A step that fails
@@ -228,6 +234,8 @@ pub enum TreeAction {
         /// session files, checked exactly as yoagent loads them).
         #[arg(long, default_value = "core")]
         profile: Profile,
+        #[command(flatten)]
+        limit: LineLimit,
     },
 }
 
@@ -607,21 +615,17 @@ pub fn run(cli: Cli) -> i32 {
     }
 }
 
-fn read_all(path: &std::path::Path) -> Result<Vec<u8>, i32> {
-    let mut bytes = Vec::new();
-    match open_input(path).and_then(|mut r| r.read_to_end(&mut bytes)) {
-        Ok(_) => Ok(bytes),
-        Err(e) => Err(report(&display_name(path), ReadError::Io(e))),
-    }
-}
-
 fn run_tree(action: TreeAction) -> i32 {
     use crate::tree::{self, Loaded};
     match action {
-        TreeAction::Inspect { file, profile } => {
+        TreeAction::Inspect {
+            file,
+            profile,
+            limit,
+        } => {
             match open_input(&file)
                 .map_err(ReadError::Io)
-                .and_then(|r| Loaded::read(r, profile, true))
+                .and_then(|r| Loaded::read(r, profile, true, limit.get()))
             {
                 Ok(t) => print_json(&t.inspect()),
                 Err(e) => report(&display_name(&file), e),
@@ -631,11 +635,12 @@ fn run_tree(action: TreeAction) -> i32 {
             file,
             json,
             profile,
+            limit,
         } => {
             let name = display_name(&file);
             let loaded = open_input(&file)
                 .map_err(ReadError::Io)
-                .and_then(|r| Loaded::read(r, profile, true));
+                .and_then(|r| Loaded::read(r, profile, true, limit.get()));
             let loaded = match loaded {
                 Ok(t) => Ok(t),
                 Err(ReadError::Invalid(e)) => Err(e),
@@ -660,17 +665,20 @@ fn run_tree(action: TreeAction) -> i32 {
                 (Err(e), false) => report(&name, ReadError::Invalid(e)),
             }
         }
-        TreeAction::Show { file, profile } => {
-            let bytes = match read_all(&file) {
-                Ok(b) => b,
-                Err(code) => return code,
-            };
-            match Loaded::load(&bytes, profile) {
+        TreeAction::Show {
+            file,
+            profile,
+            limit,
+        } => {
+            match open_input(&file)
+                .map_err(ReadError::Io)
+                .and_then(|r| Loaded::read(r, profile, false, limit.get()))
+            {
                 Ok(t) => {
                     print!("{}", t.render());
                     EXIT_OK
                 }
-                Err(e) => report(&display_name(&file), ReadError::Invalid(e)),
+                Err(e) => report(&display_name(&file), e),
             }
         }
         TreeAction::Apply {
@@ -678,12 +686,17 @@ fn run_tree(action: TreeAction) -> i32 {
             ops,
             out,
             profile,
+            limit,
         } => {
-            let (bytes, ops_bytes) = match (read_all(&file), read_all(&ops)) {
-                (Ok(a), Ok(b)) => (a, b),
-                (Err(c), _) | (_, Err(c)) => return c,
-            };
-            let steps = match crate::ops::parse_document(&ops_bytes) {
+            let bytes =
+                match open_input(&file).and_then(|r| crate::wire::read_bounded(r, limit.get())) {
+                    Ok(b) => b,
+                    Err(e) => return report(&display_name(&file), ReadError::Io(e)),
+                };
+            let document = open_input(&ops)
+                .map_err(ReadError::Io)
+                .and_then(|r| crate::ops::read_document(r, limit.get()));
+            let steps = match document {
                 Ok(v) => match v
                     .as_array()
                     .ok_or_else(|| "OPS must be a JSON array of steps".to_owned())
@@ -701,7 +714,7 @@ fn run_tree(action: TreeAction) -> i32 {
                         return EXIT_USAGE;
                     }
                 },
-                Err(e) => return report(&display_name(&ops), ReadError::Invalid(e)),
+                Err(e) => return report(&display_name(&ops), e),
             };
             match tree::apply_in_reporting(&bytes, &steps, profile) {
                 Ok((v, failed)) => {

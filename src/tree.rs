@@ -169,7 +169,7 @@ impl Tree {
 
     /// Load a tree file (`T-LINE-1` .. `T-HEAD-1`).
     pub fn load(bytes: &[u8]) -> Result<Tree, Error> {
-        Tree::read(bytes, true).map_err(|e| match e {
+        Tree::read(bytes, true, crate::wire::DEFAULT_MAX_LINE_BYTES).map_err(|e| match e {
             ReadError::Invalid(e) => e,
             ReadError::Io(e) => unreachable!("reading a byte slice cannot fail: {e}"),
         })
@@ -178,22 +178,37 @@ impl Tree {
     /// Load a tree file from a reader, line by line: memory follows the entries, and the
     /// first bad line stops reading.
     pub fn load_from(r: impl BufRead) -> Result<Tree, ReadError> {
-        Tree::read(r, true)
+        Tree::read(r, true, crate::wire::DEFAULT_MAX_LINE_BYTES)
+    }
+
+    /// [`Tree::load_from`] with entries of at most `max_line_bytes` bytes
+    /// (`--max-line-bytes`, SPEC.md 16.5; a longer line is an I/O error naming it).
+    pub fn load_from_bounded(r: impl BufRead, max_line_bytes: usize) -> Result<Tree, ReadError> {
+        Tree::read(r, true, max_line_bytes)
     }
 
     /// Load only the tree's shape (ids, parents, labels, head, counter), every message
     /// checked and dropped: what `tree inspect` and `tree validate` need. [`Tree::inspect`]
     /// gives the same view as after [`Tree::load_from`]; saving and steps need messages.
     pub fn load_shape(r: impl BufRead) -> Result<Tree, ReadError> {
-        Tree::read(r, false)
+        Tree::read(r, false, crate::wire::DEFAULT_MAX_LINE_BYTES)
     }
 
-    fn read(r: impl BufRead, keep_messages: bool) -> Result<Tree, ReadError> {
+    /// [`Tree::load_shape`] with entries of at most `max_line_bytes` bytes.
+    pub fn load_shape_bounded(r: impl BufRead, max_line_bytes: usize) -> Result<Tree, ReadError> {
+        Tree::read(r, false, max_line_bytes)
+    }
+
+    fn read(
+        r: impl BufRead,
+        keep_messages: bool,
+        max_line_bytes: usize,
+    ) -> Result<Tree, ReadError> {
         let mut tree = Tree {
             shape_only: !keep_messages,
             ..Tree::default()
         };
-        let mut lines = crate::wire::LineReader::new(r);
+        let mut lines = crate::wire::LineReader::with_max_line_bytes(r, max_line_bytes);
         while let Some((line, raw, _)) = lines.next_line()? {
             let located = |e: Error| e.at_line(line).with_excerpt(raw);
             let text = json::utf8(raw).map_err(located)?;
@@ -751,19 +766,20 @@ impl Loaded {
     /// Load from a reader in the dialect of `profile`. The generic format streams (with
     /// `shape_only`, messages are checked and dropped: enough for inspect and validate);
     /// the `yoagent-0.26` dialect reads the whole input, as yoagent's `from_jsonl` does.
+    /// Either way no line longer than `max_line_bytes` is read (SPEC.md 16.5).
     pub fn read(
-        mut r: impl BufRead,
+        r: impl BufRead,
         profile: crate::event::Profile,
         shape_only: bool,
+        max_line_bytes: usize,
     ) -> Result<Loaded, ReadError> {
         if profile == crate::event::Profile::Yoagent026 {
-            let mut bytes = Vec::new();
-            r.read_to_end(&mut bytes)?;
+            let bytes = crate::wire::read_bounded(r, max_line_bytes)?;
             Ok(Loaded::Yoagent(yoagent::Session::load(&bytes)?))
         } else if shape_only {
-            Tree::load_shape(r).map(Loaded::Generic)
+            Tree::load_shape_bounded(r, max_line_bytes).map(Loaded::Generic)
         } else {
-            Tree::load_from(r).map(Loaded::Generic)
+            Tree::load_from_bounded(r, max_line_bytes).map(Loaded::Generic)
         }
     }
 

@@ -101,6 +101,21 @@ impl<R: BufRead> LineReader<R> {
     }
 }
 
+/// The whole input, byte for byte, read through a [`LineReader`] bounded by `max`: for
+/// the readers that need the file in memory (`tree show`, `tree apply`, the
+/// `yoagent-0.26` dialect), so that a line over the limit stops reading there too.
+pub fn read_bounded(inner: impl BufRead, max: usize) -> io::Result<Vec<u8>> {
+    let mut lines = LineReader::with_max_line_bytes(inner, max);
+    let mut out = Vec::new();
+    while let Some((_, bytes, terminated)) = lines.next_line()? {
+        out.extend_from_slice(bytes);
+        if terminated {
+            out.push(b'\n');
+        }
+    }
+    Ok(out)
+}
+
 impl<R: BufRead> Iterator for LineReader<R> {
     type Item = std::io::Result<Line>;
 
@@ -183,6 +198,30 @@ mod tests {
         );
         assert!(lines(b"abc\r\n", 3).is_err());
         assert!(is_line_too_long(&line_too_long(1, 1)));
+    }
+
+    /// `read_bounded` gives back the input byte for byte (a last line without `\n`,
+    /// empty lines, `\r`), and the error of a line over the limit.
+    #[test]
+    fn read_bounded_is_the_input_or_the_line_error() {
+        for input in [
+            &b""[..],
+            b"\n",
+            b"a",
+            b"a\n",
+            b"a\n\n",
+            b"\n\nb",
+            b"ab\r\ncd\r\n",
+            b"abcd\nabcd",
+        ] {
+            assert_eq!(read_bounded(input, 4).unwrap(), input, "{input:?}");
+        }
+        let e = read_bounded(&b"abcd\nabcde\n"[..], 4).unwrap_err();
+        assert!(is_line_too_long(&e), "{e}");
+        assert!(
+            e.to_string().starts_with("line 2 is longer than 4 bytes"),
+            "{e}"
+        );
     }
 
     /// The reader never buffers more than the limit of an endless line.

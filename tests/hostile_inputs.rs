@@ -65,6 +65,20 @@ fn dev_zero_as_a_journal_or_a_document() {
         &["replay", "/dev/zero"],
         &["branch", "/dev/zero", "--at", "0", "--id", "b"],
         &["canonical", "/dev/zero"],
+        &["tree", "inspect", "/dev/zero"],
+        &["tree", "validate", "/dev/zero"],
+        &["tree", "show", "/dev/zero"],
+        &["tree", "apply", "/dev/zero", "/dev/null"],
+        &["tree", "inspect", "--profile", "yoagent-0.26", "/dev/zero"],
+        &["tree", "show", "--profile", "yoagent-0.26", "/dev/zero"],
+        &[
+            "tree",
+            "apply",
+            "--profile",
+            "yoagent-0.26",
+            "/dev/zero",
+            "/dev/null",
+        ],
     ] {
         let what = cmd.join(" ");
         let out = wait(limited(cmd).spawn().unwrap(), 120, &what);
@@ -172,5 +186,96 @@ fn the_store_refuses_journals_that_are_not_regular_files() {
         "recover link",
     );
     assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+const TREE: &str = concat!(
+    r#"{"id":"e1","parent_id":null,"message":{"role":"user","content":"hi"},"timestamp":1}"#,
+    "\n",
+    r#"{"id":"e2","parent_id":"e1","message":{"role":"assistant","content":"a longer reply, to be the longest line of the file"},"timestamp":2}"#,
+    "\n",
+);
+const YO_TREE: &str = concat!(
+    r#"{"id":"e1","parent_id":null,"message":{"content":[{"text":"hi","type":"text"}],"role":"user","timestamp":1},"timestamp":1}"#,
+    "\n",
+    r#"{"id":"e2","parent_id":"e1","message":{"content":[{"text":"a longer message, the longest line","type":"text"}],"role":"user","timestamp":2},"timestamp":2}"#,
+    "\n",
+);
+
+/// `--max-line-bytes` on every `tree` command, both dialects (SPEC.md 16.5): a limit
+/// below the longest entry is exit 2 naming that line (and reading stops there); the
+/// OPS document of `tree apply` is bounded by the same flag; at the longest entry's
+/// length, nothing changes.
+#[test]
+fn tree_commands_take_max_line_bytes() {
+    let dir = scratch("tree-limit");
+    for (profile, text) in [("core", TREE), ("yoagent-0.26", YO_TREE)] {
+        let tree = dir.join(format!("{profile}.jsonl"));
+        std::fs::write(&tree, text).unwrap();
+        let ops = dir.join("ops.json");
+        std::fs::write(&ops, "[{\"step\":\"seek\",\"id\":\"e1\"}]").unwrap();
+        // An OPS document whose line 2 is padded with spaces to be longer than any entry.
+        let long_ops = dir.join("long-ops.json");
+        let ops_text = format!("[\n{{\"step\":\"seek\",{:300}\"id\":\"e1\"}}\n]\n", "");
+        std::fs::write(&long_ops, &ops_text).unwrap();
+        let longest = text.lines().map(str::len).max().unwrap();
+        let line2 = text.lines().nth(1).unwrap().len();
+        assert_eq!(
+            longest, line2,
+            "the test's tree has its longest entry on line 2"
+        );
+        let t = tree.to_str().unwrap();
+        let o = ops.to_str().unwrap();
+        let below = (longest - 1).to_string();
+        let at = longest.to_string();
+        for cmd in ["inspect", "validate", "show", "apply"] {
+            let mut args = vec!["tree", cmd, "--profile", profile, t];
+            if cmd == "apply" {
+                args.push(o);
+            }
+            let what = format!("{} (profile {profile})", args.join(" "));
+            let run = |extra: &[&str]| {
+                let mut a = args.clone();
+                a.splice(2..2, extra.iter().copied());
+                wait(limited(&a).spawn().unwrap(), 30, &what)
+            };
+            let out = run(&["--max-line-bytes", &below]);
+            assert_exit_2(
+                &out,
+                &what,
+                &format!(
+                    "{t}: line 2 is longer than {below} bytes; --max-line-bytes raises the limit"
+                ),
+            );
+            let out = run(&["--max-line-bytes", &at]);
+            assert_eq!(out.status.code(), Some(0), "{what} at the limit: {out:?}");
+            assert_eq!(
+                out.stdout,
+                run(&[]).stdout,
+                "{what}: the limit changed the output"
+            );
+        }
+        // The OPS document is bounded by the same flag (its line 2 is the longest).
+        let ops_len = ops_text.lines().nth(1).unwrap().len();
+        assert!(ops_len > longest);
+        let short = (ops_len - 1).to_string();
+        let o = long_ops.to_str().unwrap();
+        let args = [
+            "tree",
+            "apply",
+            "--profile",
+            profile,
+            "--max-line-bytes",
+            &short,
+            t,
+            o,
+        ];
+        let out = wait(limited(&args).spawn().unwrap(), 30, "apply ops");
+        assert_exit_2(
+            &out,
+            "tree apply with long ops",
+            &format!("{o}: line 2 is longer than {short} bytes"),
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
