@@ -1,13 +1,18 @@
 //! A compact set of event ids (`J-ID-1`, `J-PARENT-1`): every id's bytes in one arena,
 //! an open-addressing table of indices into it, exact byte comparison on every probe
 //! (no false positives). About 30 bytes per short id, against ~120 for a
-//! `HashMap<String, u64>`.
+//! `HashMap<String, u64>`. Id ends are `u64` (any total of id bytes); the table's
+//! `u32` slots hold at most [`MAX_IDS`] ids, and the fast path reports a journal with
+//! more events as an implementation limit (SPEC.md 16.5) instead of panicking.
+
+/// The most ids the set holds (slot value 0 is empty, `i + 1` names id `i`).
+pub(crate) const MAX_IDS: usize = u32::MAX as usize - 1;
 
 #[derive(Default)]
 pub(crate) struct IdSet {
     arena: Vec<u8>,
     /// `ends[i]` is the end of id `i` in the arena; it starts at `ends[i - 1]` (or 0).
-    ends: Vec<u32>,
+    ends: Vec<u64>,
     /// Slot value 0 is empty, `i + 1` names id `i`. At most three quarters full and
     /// grown by half (4 to 8 bytes per id); the slot of a hash is `hash * len >> 64`.
     table: Vec<u32>,
@@ -30,6 +35,11 @@ fn hash(b: &[u8]) -> u64 {
 impl IdSet {
     pub fn len(&self) -> usize {
         self.ends.len()
+    }
+
+    /// Whether the set holds [`MAX_IDS`] ids and can take no more.
+    pub fn is_full(&self) -> bool {
+        self.len() >= MAX_IDS
     }
 
     fn id(&self, i: usize) -> &[u8] {
@@ -73,9 +83,9 @@ impl IdSet {
         debug_assert_eq!(self.table[slot], 0, "inserted twice");
         let s = slot;
         self.arena.extend_from_slice(id);
-        self.ends
-            .push(u32::try_from(self.arena.len()).expect("event ids under 4 GiB in all"));
-        self.table[s] = u32::try_from(self.ends.len()).expect("fewer than 2^32 events");
+        self.ends.push(self.arena.len() as u64);
+        // `is_full` was checked by the caller: at most MAX_IDS ids, so this fits.
+        self.table[s] = self.ends.len() as u32;
     }
 
     fn grow(&mut self) {

@@ -649,6 +649,13 @@ impl Consumer {
                 Some(ErrorCode::MixedSession)
             } else if self.count > 0 && aux[ev.run_id.clone()] != self.run[..] {
                 Some(ErrorCode::MixedRun)
+            } else if self.ids.is_full() {
+                // SPEC.md 16.5: an implementation limit, not a journal error.
+                return Err(ReadError::Io(std::io::Error::other(format!(
+                    "line {}: more than {} events, the most the fast path's id set holds",
+                    ev.line,
+                    ids::MAX_IDS
+                ))));
             } else {
                 // One probe sequence for J-ID-1 and the insertion after J-PARENT-1.
                 self.ids.reserve_one();
