@@ -28,6 +28,7 @@ use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, Test
 use crate::adapter::{reference_answer, Implementation, Reply};
 use crate::error::ErrorCode;
 use crate::event::Profile;
+use crate::explain::{self, Cause};
 use crate::generate::operations::{canonical_input, store_case, tree_case};
 use crate::generate::{any_malformed_journal, valid_journal, GenConfig};
 use crate::json::{self, Value};
@@ -81,8 +82,8 @@ pub struct Kind {
     /// `properties/<op>/<8 hex of sha256 of the op's JSON and the input>`.
     pub id: String,
     pub op: String,
-    /// One of SPEC.md 13.3's causes.
-    pub cause: String,
+    /// One of SPEC.md 13.3's causes, as [`explain::diagnose`] decides it.
+    pub cause: Cause,
     /// The JSON Pointer of the first difference, or "expected X, got Y".
     pub detail: String,
     pub rule: Option<String>,
@@ -257,7 +258,7 @@ pub fn expectation(t: &Trial) -> Result<Expect, String> {
 /// A classified disagreement.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Disagreement {
-    pub cause: &'static str,
+    pub cause: Cause,
     pub rule: Option<String>,
     /// What identifies the kind besides op, cause and rule (a normalised pointer,
     /// the codes, the location field).
@@ -271,16 +272,17 @@ impl Disagreement {
     fn key(&self, op: &str) -> (String, &'static str, Option<String>, String) {
         (
             op.to_owned(),
-            self.cause,
+            self.cause.as_str(),
             self.rule.clone(),
             self.group.clone(),
         )
     }
 }
 
-/// Classify `got` against `want` for trial `t`; `None` when they agree. A rule on
-/// `known` never hides another: of all the places a result differs, the first one
-/// attributed to a rule NOT on the list names the kind.
+/// Classify `got` against `want` for trial `t`; `None` when they agree. The cause is
+/// [`explain::diagnose`]'s, the one the fixed vectors get; this adds the rule and the
+/// kind's grouping. A rule on `known` never hides another: of all the places a result
+/// differs, the first one attributed to a rule NOT on the list names the kind.
 pub fn classify(
     t: &Trial,
     want: &Expect,
@@ -288,6 +290,8 @@ pub fn classify(
     known: &BTreeSet<String>,
 ) -> Option<Disagreement> {
     let message = vectors::compare(want, got)?;
+    let mismatch = explain::diagnose(want, got);
+    let cause = mismatch.as_ref().map_or(Cause::WrongResult, |m| m.cause);
     let code_rule = |c: &str| code_rule(&t.op, c);
     Some(match (want, got) {
         (Expect::Result { value, .. }, Answer::Result(v)) => {
@@ -302,7 +306,7 @@ pub fn classify(
                 .or(attributed.first());
             match chosen {
                 Some((rule, (ptr, msg))) => Disagreement {
-                    cause: "wrong_result",
+                    cause,
                     rule: rule.clone(),
                     group: group_pointer(&t.op, ptr),
                     detail: if ptr.is_empty() {
@@ -313,7 +317,7 @@ pub fn classify(
                     message: msg.clone(),
                 },
                 None => Disagreement {
-                    cause: "wrong_result",
+                    cause,
                     rule: None,
                     group: String::new(),
                     detail: "/".into(),
@@ -322,14 +326,14 @@ pub fn classify(
             }
         }
         (Expect::Result { .. }, Answer::Error { code, .. }) => Disagreement {
-            cause: "error_instead_of_result",
+            cause,
             rule: code_rule(code),
             group: format!("got {code}"),
             detail: format!("expected a result, got {code}"),
             message,
         },
         (Expect::Error { codes, .. }, Answer::Result(_)) => Disagreement {
-            cause: "result_instead_of_error",
+            cause,
             rule: t
                 .label
                 .map(|c| c.rule().to_owned())
@@ -353,9 +357,9 @@ pub fn classify(
                 ..
             },
         ) => {
-            if !codes.contains(code) {
+            if cause == Cause::WrongErrorCode {
                 Disagreement {
-                    cause: "wrong_error_code",
+                    cause,
                     rule: Some(order_rule(t, &codes[0], *line, code)),
                     group: format!("expected {}, got {code}", codes[0]),
                     detail: format!("expected {}, got {code}", codes[0]),
@@ -363,13 +367,14 @@ pub fn classify(
                 }
             } else {
                 let show = |v: Option<String>| v.unwrap_or_else(|| "none".into());
-                let (field, w, g) = if line.is_some() && line != got_line {
+                let at = mismatch.as_ref().and_then(|m| m.pointer.as_deref());
+                let (field, w, g) = if at == Some("/error/line") {
                     (
                         "line",
                         show(line.map(|l| l.to_string())),
                         show(got_line.map(|l| l.to_string())),
                     )
-                } else if sequence.is_some() && sequence != got_seq {
+                } else if at == Some("/error/sequence") {
                     (
                         "sequence",
                         show(sequence.map(|s| s.to_string())),
@@ -383,7 +388,7 @@ pub fn classify(
                     )
                 };
                 Disagreement {
-                    cause: "wrong_location",
+                    cause,
                     rule: Some(location_rule(&t.op, code).to_owned()),
                     group: format!("{code} {field}"),
                     detail: format!("{code}: expected {field} {w}, got {g}"),
@@ -1024,7 +1029,7 @@ fn make_kind(implementation: &str, opts: &DiffOptions, f: Found, shrunk: bool) -
         opts.seed,
         if shrunk { ", shrunk" } else { ", not shrunk" },
         t.origin,
-        d.cause,
+        d.cause.as_str(),
         rule.as_deref().unwrap_or("no rule"),
         crate::error::shorten(d.message.as_bytes(), 300)
     );
@@ -1046,7 +1051,7 @@ fn make_kind(implementation: &str, opts: &DiffOptions, f: Found, shrunk: bool) -
     };
     let explanation = format!(
         "{op}: {} ({}{}) in {} of the generated cases, first case {} (seed {}); {} input of {} bytes: {}",
-        d.cause,
+        d.cause.as_str(),
         rule.as_deref().unwrap_or("no rule"),
         if known { ", known: on the skip list" } else { "" },
         f.occurrences,
@@ -1059,7 +1064,7 @@ fn make_kind(implementation: &str, opts: &DiffOptions, f: Found, shrunk: bool) -
     Kind {
         id: counterexample.id.clone(),
         op,
-        cause: d.cause.to_owned(),
+        cause: d.cause,
         detail: d.detail.clone(),
         rule,
         known,

@@ -13,6 +13,7 @@ use journal_conformance::adapter::{
 };
 use journal_conformance::differential::{self, DiffOptions, DiffReport, Kind, Trial};
 use journal_conformance::event::Profile;
+use journal_conformance::explain::Cause;
 use journal_conformance::ops::Operation;
 use journal_conformance::runner::{run_case, Outcome};
 use journal_conformance::vectors::{self, Answer};
@@ -77,12 +78,13 @@ fn two_independent_faults_give_two_kinds_and_two_counterexamples() {
     let gaps = kinds_of(&r, "J-SEQ-1");
     assert!(!stop.is_empty() && !gaps.is_empty(), "{s}");
     assert!(
-        stop.iter()
-            .all(|k| k.op == "replay" && k.cause == "wrong_result" && k.detail == "/stop_reason"),
+        stop.iter().all(|k| k.op == "replay"
+            && k.cause == Cause::WrongResult
+            && k.detail == "/stop_reason"),
         "{s}"
     );
     assert!(
-        gaps.iter().all(|k| k.cause == "result_instead_of_error"
+        gaps.iter().all(|k| k.cause == Cause::ResultInsteadOfError
             && k.detail == "expected sequence_gap, got a result"),
         "{s}"
     );
@@ -132,10 +134,7 @@ fn two_independent_faults_give_two_kinds_and_two_counterexamples() {
             panic!("no answer")
         };
         let d = differential::classify(&trial, &check.expect, &answer, &none).unwrap();
-        assert_eq!(
-            (d.cause, d.rule.as_deref()),
-            (k.cause.as_str(), k.rule.as_deref())
-        );
+        assert_eq!((d.cause, d.rule.as_deref()), (k.cause, k.rule.as_deref()));
         // Shrunk: a stop-reason counterexample is one short journal.
         if k.rule.as_deref() == Some("R-STOP-1") {
             let lines = case
@@ -348,7 +347,7 @@ fn shards_cover_exactly_the_unsharded_run() {
     let whole = differential::run(&mut Faulty::new(late_lines), &opts(90, 9, &none)).unwrap();
     assert!(whole.disagreeing > 0, "{}", summary(&whole));
     assert!(
-        whole.kinds.iter().all(|k| k.cause == "wrong_location"),
+        whole.kinds.iter().all(|k| k.cause == Cause::WrongLocation),
         "{}",
         summary(&whole)
     );

@@ -66,7 +66,7 @@ pub fn convert(
         if rec.outcome == Outcome::Passed || rec.outcome == Outcome::Skipped {
             // Disagreed during the phase, agrees when asked again: still a disagreement.
             rec.outcome = Outcome::Failed;
-            rec.cause = Cause::parse(&k.cause).or(Some(Cause::WrongResult));
+            rec.cause = Some(k.cause);
         }
         let mut detail = format!(
             "{}\n{} occurrence(s), first at generated case {} (seed {}); shrunk to {} bytes",
