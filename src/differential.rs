@@ -279,6 +279,12 @@ impl Disagreement {
     }
 }
 
+/// Whether a disagreement of `op` on `rule` is known (D-KNOWN-1): `known` holds skip
+/// list rules (`RULE`, for every operation) and differential-only entries (`OP/RULE`).
+pub fn is_known(known: &BTreeSet<String>, op: &str, rule: &str) -> bool {
+    known.contains(rule) || known.contains(&format!("{op}/{rule}"))
+}
+
 /// Classify `got` against `want` for trial `t`; `None` when they agree. The cause is
 /// [`explain::diagnose`]'s, the one the fixed vectors get; this adds the rule and the
 /// kind's grouping. A rule on `known` never hides another: of all the places a result
@@ -302,7 +308,7 @@ pub fn classify(
                 .collect();
             let chosen = attributed
                 .iter()
-                .find(|(r, _)| r.as_ref().is_none_or(|r| !known.contains(r)))
+                .find(|(r, _)| r.as_ref().is_none_or(|r| !is_known(known, t.op.name(), r)))
                 .or(attributed.first());
             match chosen {
                 Some((rule, (ptr, msg))) => Disagreement {
@@ -1022,7 +1028,9 @@ fn make_kind(implementation: &str, opts: &DiffOptions, f: Found, shrunk: bool) -
     // A disagreement that names no rule is the operation's (D-ATTR-1), so that a skip
     // list can always record it and `--write-skip-file` always makes the next run pass.
     let rule = Some(d.rule.clone().unwrap_or_else(|| op_rule(&t.op).to_owned()));
-    let known = rule.as_ref().is_some_and(|r| opts.known_rules.contains(r));
+    let known = rule
+        .as_ref()
+        .is_some_and(|r| is_known(opts.known_rules, &op, r));
     let description = format!(
         "Found by the differential phase against {implementation} (generated case {}, seed {}{}), from {}: {} ({}): {}",
         f.first_case,

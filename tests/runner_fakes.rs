@@ -1237,9 +1237,20 @@ fn a_written_skip_list_passes_the_next_run_and_a_new_fault_still_fails() {
     let (code, out) = run("wrong-stop+accept-gaps", &["--write-skip-file", skip_s]);
     assert_eq!(code, Some(1), "{out}");
     let listed = std::fs::read_to_string(&skip).unwrap();
+    // Differential kinds are listed by operation and rule, never as a bare rule (which
+    // would skip the rule's fixed vectors too).
     assert!(
-        listed.lines().any(|l| l.starts_with("R-STOP-1 ")),
+        listed
+            .lines()
+            .any(|l| l.starts_with("properties/replay/R-STOP-1 ")),
         "{listed}"
+    );
+    assert!(
+        !listed.lines().filter(|l| !l.starts_with('#')).any(|l| l
+            .split_whitespace()
+            .next()
+            .is_some_and(|id| !id.contains('/'))),
+        "a bare rule entry without --by-rule:\n{listed}"
     );
     let (code, out) = run("wrong-stop+accept-gaps", &["--skip-file", skip_s]);
     assert_eq!(
@@ -1255,4 +1266,23 @@ fn a_written_skip_list_passes_the_next_run_and_a_new_fault_still_fails() {
     );
     assert_eq!(code, Some(1), "a new fault hidden by the list:\n{out}");
     assert!(out.contains("(FAILED, wrong_location)"), "{out}");
+    // The differential entries alone do not hide the rule's fixed vectors: without the
+    // fixed cases' own lines, the run fails on them.
+    let only_properties: String = listed
+        .lines()
+        .filter(|l| l.starts_with('#') || l.starts_with("properties/"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let partial = d.join("properties-only.txt");
+    std::fs::write(&partial, &only_properties).unwrap();
+    let (code, out) = run(
+        "wrong-stop+accept-gaps",
+        &["--skip-file", partial.to_str().unwrap()],
+    );
+    assert_eq!(
+        code,
+        Some(1),
+        "properties/ entries hid fixed vectors:\n{out}"
+    );
+    assert!(!out.contains(" 0 failed"), "{out}");
 }

@@ -25,13 +25,15 @@ SELECTING CASES
   `test properties` runs only the properties phase (FILTERs select it by that name).
 
 SKIP LISTS (--skip-file F)
-  One entry per line: `CASE-ID reason` or `RULE-ID reason` (`#` starts a comment). A
-  listed case still runs: if it passes, it fails with cause unexpected_pass, so the list
-  only shrinks. A rule id skips every case whose `rules` contain it (a passing one stays
-  skipped) and marks differential disagreements on that rule as known.
-  --write-skip-file F writes the current failures with one-line reasons (and the entries
-  still in effect), so that the next run with --skip-file F passes; --by-rule writes rule
-  ids instead of case ids.
+  One entry per line: `CASE-ID reason`, `RULE-ID reason` or `properties/OP/RULE-ID
+  reason` (`#` starts a comment). A listed case still runs: if it passes, it fails with
+  cause unexpected_pass, so the list only shrinks. A rule id skips every case whose
+  `rules` contain it (a passing one stays skipped) and marks differential disagreements
+  on that rule as known; `properties/OP/RULE-ID` marks only the differential
+  disagreements of operation OP on that rule as known (the rule's fixed vectors still
+  count). --write-skip-file F writes the current failures with one-line reasons (and the
+  entries still in effect), so that the next run with --skip-file F passes: cases by id,
+  differential kinds as properties/OP/RULE-ID; --by-rule writes rule ids instead.
 
 THE ADAPTER
   --adapter CMD is split into words as a POSIX shell would (quotes, backslashes; by the

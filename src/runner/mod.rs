@@ -314,6 +314,16 @@ fn skip_file_text(records: &[CaseRecord], old: &SkipList, by_rule: bool) -> Stri
         let on_list = old.reason(&r.id, &r.rules);
         let failing = matches!(r.outcome, Outcome::Failed | Outcome::Errored)
             && r.cause != Some(Cause::UnexpectedPass);
+        // A known differential kind: the entry that made it known stays.
+        if let (Some(op), Some(rule), Outcome::Skipped) = (
+            r.group.strip_prefix("properties/"),
+            r.rules.first(),
+            r.outcome,
+        ) {
+            if let Some((entry, why)) = old.known_disagreement(op, rule) {
+                lines.insert(entry, why);
+            }
+        }
         if let (Some((by_id, _)), Outcome::Skipped) = (&on_list, r.outcome) {
             if *by_id {
                 lines.insert(r.id.clone(), old.cases[&r.id].clone());
@@ -331,10 +341,18 @@ fn skip_file_text(records: &[CaseRecord], old: &SkipList, by_rule: bool) -> Stri
             r.cause.map_or("failed", Cause::as_str),
             one_line(&r.message)
         );
-        if by_rule || r.id.starts_with("properties/") {
+        if by_rule {
             for rule in &r.rules {
                 lines
                     .entry(rule.clone())
+                    .or_insert_with(|| format!("fails {} ({reason})", r.id));
+            }
+        } else if let Some(op) = r.group.strip_prefix("properties/") {
+            // A differential kind: known by operation and rule (its id is a hash of one
+            // counterexample); the fixed vectors of the rule keep counting.
+            for rule in &r.rules {
+                lines
+                    .entry(format!("properties/{op}/{rule}"))
                     .or_insert_with(|| format!("fails {} ({reason})", r.id));
             }
         } else {
@@ -607,7 +625,7 @@ pub fn run(opts: Options) -> i32 {
                     seed: opts.seed,
                     fail_fast: opts.fail_fast,
                     partition: opts.partition.map(|p| p.k_n()),
-                    known_rules: &skips.rules.keys().cloned().collect(),
+                    known_rules: &skips.known_set(),
                     counterexamples: opts.counterexamples.as_deref(),
                     max_shrunk_kinds: 16,
                 },

@@ -86,11 +86,13 @@ pub fn convert(
         rec.message = detail;
         if k.known {
             let rule = k.rule.as_deref().unwrap_or("-");
-            let why = skips.rules.get(rule).map_or("", String::as_str);
+            let (entry, why) = skips
+                .known_disagreement(&k.op, rule)
+                .unwrap_or_else(|| (rule.to_owned(), String::new()));
             rec.outcome = Outcome::Skipped;
             rec.cause = None;
             rec.message = format!(
-                "known disagreement, skip list rule {rule}: {why}\n{}",
+                "known disagreement, skip list entry {entry}: {why}\n{}",
                 rec.message
             );
         }

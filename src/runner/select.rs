@@ -172,11 +172,22 @@ pub fn is_rule_id(s: &str) -> bool {
         && parts[0].chars().all(|c| c.is_ascii_uppercase())
 }
 
-/// A skip list: `CASE-ID reason` or `RULE-ID reason` per line.
+/// A skip list: `CASE-ID reason`, `RULE-ID reason` or `properties/OP/RULE-ID reason`
+/// per line (V-SKIP-1).
 #[derive(Clone, Debug, Default)]
 pub struct SkipList {
     pub cases: BTreeMap<String, String>,
     pub rules: BTreeMap<String, String>,
+    /// Differential-only entries, keyed `OP/RULE-ID`: disagreements of operation OP on
+    /// that rule are known; the fixed vectors of the rule still count.
+    pub properties: BTreeMap<String, String>,
+}
+
+/// `properties/OP/RULE-ID` → `OP/RULE-ID`, when the entry has that shape.
+fn properties_entry(id: &str) -> Option<&str> {
+    let rest = id.strip_prefix("properties/")?;
+    let (op, rule) = rest.split_once('/')?;
+    (!op.is_empty() && is_rule_id(rule)).then_some(rest)
 }
 
 impl SkipList {
@@ -197,12 +208,14 @@ impl SkipList {
                     n + 1
                 ));
             }
-            let map = if is_rule_id(id) {
-                &mut out.rules
+            let (map, key) = if is_rule_id(id) {
+                (&mut out.rules, id)
+            } else if let Some(key) = properties_entry(id) {
+                (&mut out.properties, key)
             } else {
-                &mut out.cases
+                (&mut out.cases, id)
             };
-            map.insert(id.to_owned(), reason.trim().to_owned());
+            map.insert(key.to_owned(), reason.trim().to_owned());
         }
         Ok(out)
     }
@@ -225,7 +238,43 @@ impl SkipList {
                 "skip list names rule {r:?}, which no case exercises"
             ));
         }
+        for key in self.properties.keys() {
+            let (op, rule) = key.split_once('/').unwrap_or((key, ""));
+            if !crate::ops::OPERATIONS.contains(&op) {
+                return Err(format!(
+                    "skip list entry \"properties/{key}\" names no operation (one of {})",
+                    crate::ops::OPERATIONS.join(", ")
+                ));
+            }
+            if crate::explain::title(rule).is_none() {
+                return Err(format!(
+                    "skip list entry \"properties/{key}\" names rule {rule:?}, which SPEC.md does not define"
+                ));
+            }
+        }
         Ok(())
+    }
+
+    /// The entry that makes a differential disagreement of `op` on `rule` known: the
+    /// rule itself, or `properties/OP/RULE` (D-KNOWN-1).
+    pub fn known_disagreement(&self, op: &str, rule: &str) -> Option<(String, String)> {
+        if let Some(why) = self.rules.get(rule) {
+            return Some((rule.to_owned(), why.clone()));
+        }
+        let key = format!("{op}/{rule}");
+        self.properties
+            .get(&key)
+            .map(|why| (format!("properties/{key}"), why.clone()))
+    }
+
+    /// What the differential phase treats as known: every rule entry, and `OP/RULE` for
+    /// every `properties/OP/RULE` entry (see [`crate::differential::is_known`]).
+    pub fn known_set(&self) -> std::collections::BTreeSet<String> {
+        self.rules
+            .keys()
+            .chain(self.properties.keys())
+            .cloned()
+            .collect()
     }
 
     /// Why this case is on the list: `(by_case_id, reason)`.
@@ -287,5 +336,44 @@ mod tests {
         assert!(glob("J-SEQ-1", "J-SEQ-1"));
         assert!(is_rule_id("J-SEQ-1") && is_rule_id("G-1") && is_rule_id("P-TRACE-2"));
         assert!(!is_rule_id("journal/gap") && !is_rule_id("j-seq-1"));
+    }
+
+    #[test]
+    fn differential_only_entries() {
+        assert_eq!(
+            properties_entry("properties/replay/R-STOP-1"),
+            Some("replay/R-STOP-1")
+        );
+        assert_eq!(properties_entry("properties/replay/0fb44885"), None);
+        assert_eq!(properties_entry("properties/R-STOP-1"), None);
+        assert_eq!(properties_entry("replay/R-STOP-1"), None);
+        let dir = std::env::temp_dir().join(format!("jc-skip-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("s.txt");
+        std::fs::write(&f, "properties/replay/R-STOP-1 stop reason\nJ-ID-1 dup\n").unwrap();
+        let l = SkipList::read(&f).unwrap();
+        assert!(l.cases.is_empty());
+        assert_eq!(
+            l.known_disagreement("replay", "R-STOP-1").unwrap().0,
+            "properties/replay/R-STOP-1"
+        );
+        assert_eq!(l.known_disagreement("validate", "R-STOP-1"), None);
+        assert_eq!(
+            l.known_disagreement("validate", "J-ID-1").unwrap().0,
+            "J-ID-1"
+        );
+        assert!(
+            l.check(&[]).is_err(),
+            "J-ID-1 is exercised by no case of an empty corpus"
+        );
+        let mut only = l.clone();
+        only.rules.clear();
+        assert!(only.check(&[]).is_ok());
+        only.properties.insert("nope/R-STOP-1".into(), "x".into());
+        assert!(only.check(&[]).unwrap_err().contains("names no operation"));
+        only.properties.clear();
+        only.properties.insert("replay/R-NOPE-9".into(), "x".into());
+        assert!(only.check(&[]).unwrap_err().contains("does not define"));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

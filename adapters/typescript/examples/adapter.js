@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The adapter for naive-journal.js: five handlers and serve(). Run the kit against it with
 //   journal-conformance test --adapter "node adapters/typescript/examples/adapter.js" \
-//     --skip-file adapters/typescript/examples/known-deviations.txt --properties 0
+//     --skip-file adapters/typescript/examples/known-deviations.txt
 import { serve, Rejected } from "../index.js";
 import * as naive from "./naive-journal.js";
 
