@@ -27,7 +27,14 @@ fn main() {
     files.sort();
     let mut src = String::from("&[\n");
     for rel in &files {
-        if rel.ends_with(".py") || rel.ends_with(".md") {
+        // Not the corpus: the generators (`tools/`, Python and a Rust crate), docs,
+        // hidden files. The loader reads vector files and the input files they name.
+        if rel.ends_with(".py")
+            || rel.ends_with(".md")
+            || rel
+                .split('/')
+                .any(|part| part.starts_with('.') || part == "tools")
+        {
             continue;
         }
         let abs = root.join(rel);
