@@ -40,34 +40,9 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Check a journal against every rule of SPEC.md; exit 1 with a located diagnostic.
-    Validate {
-        file: PathBuf,
-        #[arg(long, default_value = "core")]
-        profile: Profile,
-        /// Print `{"ok":...}` JSON instead of a human diagnostic.
-        #[arg(long)]
-        json: bool,
-        #[command(flatten)]
-        limit: LineLimit,
-    },
+    Validate(crate::commands::validate::ValidateArgs),
     /// Print the replay projection (ReplayState) of events 0..=N as JSON.
-    Replay {
-        file: PathBuf,
-        #[arg(
-            long,
-            allow_negative_numbers = true,
-            conflicts_with = "from_checkpoint"
-        )]
-        until: Option<i64>,
-        #[arg(long, default_value = "core")]
-        profile: Profile,
-        /// Start from this checkpoint and read only the tail (ignored, with a note on
-        /// stderr, when it does not fit the journal).
-        #[arg(long)]
-        from_checkpoint: Option<PathBuf>,
-        #[command(flatten)]
-        limit: LineLimit,
-    },
+    Replay(crate::commands::replay::ReplayArgs),
     /// Append events (JSONL from EVENTS or stdin) durably; one acknowledgement line per
     /// event on stdout, printed only once the event is on disk.
     Append {
@@ -103,28 +78,9 @@ pub enum Command {
         limit: LineLimit,
     },
     /// Print the fingerprint (lowercase hex SHA-256) of events 0..=N.
-    Fingerprint {
-        file: PathBuf,
-        #[arg(long, allow_negative_numbers = true)]
-        until: Option<i64>,
-        #[arg(long, default_value = "core")]
-        profile: Profile,
-        #[command(flatten)]
-        limit: LineLimit,
-    },
+    Fingerprint(crate::commands::fingerprint::FingerprintArgs),
     /// Print the branch record (SessionBranch) forking after sequence N.
-    Branch {
-        file: PathBuf,
-        #[arg(long, allow_negative_numbers = true)]
-        at: i64,
-        /// The branch id (`--branch-id` is accepted too, as in one-shot adapters).
-        #[arg(long, visible_alias = "branch-id")]
-        id: String,
-        #[arg(long, default_value = "core")]
-        profile: Profile,
-        #[command(flatten)]
-        limit: LineLimit,
-    },
+    Branch(crate::commands::branch::BranchArgs),
     /// Print the canonical JSON text of one JSON value (or its SHA-256 with --sha256).
     Canonical {
         file: PathBuf,
@@ -257,7 +213,7 @@ pub fn open_input(path: &std::path::Path) -> io::Result<Box<dyn BufRead + Send>>
     }
 }
 
-fn display_name(path: &std::path::Path) -> String {
+pub(crate) fn display_name(path: &std::path::Path) -> String {
     if path.as_os_str() == "-" {
         "<stdin>".into()
     } else {
@@ -291,7 +247,7 @@ pub fn diagnostic(file: &str, e: &Error) -> String {
     s
 }
 
-fn print_json(v: &Value) -> i32 {
+pub(crate) fn print_json(v: &Value) -> i32 {
     let mut out = io::stdout().lock();
     let mut text = canonical::to_string(v);
     text.push('\n');
@@ -306,7 +262,7 @@ fn print_json(v: &Value) -> i32 {
 }
 
 /// Stream the replay projection's canonical JSON and a newline (as `print_json` would).
-fn print_projection(p: &crate::fast::Projection) -> i32 {
+pub(crate) fn print_projection(p: &crate::fast::Projection) -> i32 {
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
     match p
         .write_json(&mut out)
@@ -323,7 +279,7 @@ fn print_projection(p: &crate::fast::Projection) -> i32 {
 }
 
 /// Report a failed read: a located diagnostic (exit 1) or an I/O error (exit 2).
-fn report(file: &str, e: ReadError) -> i32 {
+pub(crate) fn report(file: &str, e: ReadError) -> i32 {
     match e {
         ReadError::Invalid(e) => {
             eprintln!("{}", diagnostic(file, &e));
@@ -352,58 +308,8 @@ pub fn main() -> i32 {
 /// Run a parsed command; returns the exit status.
 pub fn run(cli: Cli) -> i32 {
     match cli.command {
-        Command::Validate {
-            file,
-            profile,
-            json,
-            limit,
-        } => {
-            let name = display_name(&file);
-            let result = open_input(&file).map_err(ReadError::Io).and_then(|r| {
-                crate::fast::validate(
-                    r,
-                    &crate::fast::Options::new(profile).with_max_line_bytes(limit.get()),
-                )
-            });
-            match (result, json) {
-                (Ok(n), false) => {
-                    eprintln!("{name}: ok ({n} events, profile {})", profile.as_str());
-                    EXIT_OK
-                }
-                (Ok(n), true) => print_json(&Value::object([
-                    ("ok", Value::Bool(true)),
-                    ("event_count", Value::from_u64(n)),
-                ])),
-                (Err(ReadError::Invalid(e)), true) => {
-                    print_json(&Value::object([
-                        ("ok", Value::Bool(false)),
-                        ("error", e.to_json()),
-                    ]));
-                    EXIT_INVALID
-                }
-                (Err(e), _) => report(&name, e),
-            }
-        }
-        Command::Replay {
-            file,
-            until: _,
-            profile,
-            from_checkpoint: Some(ck),
-            limit,
-        } => match crate::store::replay_from_checkpoint_bounded(&file, &ck, profile, limit.get()) {
-            Ok((state, used)) => {
-                match used {
-                    crate::store::CheckpointUse::Used { tail_events } => {
-                        eprintln!("checkpoint used: {tail_events} tail events replayed")
-                    }
-                    crate::store::CheckpointUse::Ignored(why) => {
-                        eprintln!("checkpoint ignored ({why}); replayed from event zero")
-                    }
-                }
-                print_json(&state.to_json())
-            }
-            Err(e) => report(&display_name(&file), e),
-        },
+        Command::Validate(args) => crate::commands::validate::run(args),
+        Command::Replay(args) => crate::commands::replay::run(args),
         Command::Append {
             file,
             events,
@@ -449,66 +355,8 @@ pub fn run(cli: Cli) -> i32 {
                 Err(e) => report(&display_name(&file), e),
             }
         }
-        Command::Replay {
-            file,
-            until,
-            profile,
-            from_checkpoint: None,
-            limit,
-        } => {
-            let name = display_name(&file);
-            match open_input(&file).map_err(ReadError::Io).and_then(|r| {
-                crate::fast::replay(
-                    r,
-                    &crate::fast::Options::new(profile).with_max_line_bytes(limit.get()),
-                    until,
-                )
-            }) {
-                Ok(projection) => print_projection(&projection),
-                Err(e) => report(&name, e),
-            }
-        }
-        Command::Fingerprint {
-            file,
-            until,
-            profile,
-            limit,
-        } => {
-            let name = display_name(&file);
-            match open_input(&file).map_err(ReadError::Io).and_then(|r| {
-                crate::fast::fingerprint(
-                    r,
-                    &crate::fast::Options::new(profile).with_max_line_bytes(limit.get()),
-                    until,
-                )
-            }) {
-                Ok(fp) => {
-                    println!("{fp}");
-                    EXIT_OK
-                }
-                Err(e) => report(&name, e),
-            }
-        }
-        Command::Branch {
-            file,
-            at,
-            id,
-            profile,
-            limit,
-        } => {
-            let name = display_name(&file);
-            match open_input(&file).map_err(ReadError::Io).and_then(|r| {
-                crate::fast::branch(
-                    r,
-                    &crate::fast::Options::new(profile).with_max_line_bytes(limit.get()),
-                    at,
-                    &id,
-                )
-            }) {
-                Ok(b) => print_json(&b.to_json()),
-                Err(e) => report(&name, e),
-            }
-        }
+        Command::Fingerprint(args) => crate::commands::fingerprint::run(args),
+        Command::Branch(args) => crate::commands::branch::run(args),
         Command::Canonical {
             file,
             sha256,

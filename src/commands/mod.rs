@@ -2,5 +2,9 @@
 //! [`crate::cli`]): each owns its clap arguments and its `run`, and `cli.rs` only holds
 //! the enum variant and a one-line dispatch.
 
+pub mod branch;
+pub mod fingerprint;
+pub mod replay;
 pub mod show;
 pub mod test;
+pub mod validate;
