@@ -14,7 +14,7 @@ use crate::error::Error;
 use crate::event::Profile;
 use crate::journal::ReadError;
 use crate::json::Value;
-use crate::{canonical, fingerprint, golden, ops};
+use crate::{canonical, golden};
 
 /// Exit status: success.
 pub const EXIT_OK: i32 = 0;
@@ -82,13 +82,7 @@ pub enum Command {
     /// Print the branch record (SessionBranch) forking after sequence N.
     Branch(crate::commands::branch::BranchArgs),
     /// Print the canonical JSON text of one JSON value (or its SHA-256 with --sha256).
-    Canonical {
-        file: PathBuf,
-        #[arg(long)]
-        sha256: bool,
-        #[command(flatten)]
-        limit: LineLimit,
-    },
+    Canonical(crate::commands::canonical::CanonicalArgs),
     /// Run the conformance corpus against the reference (default) or an adapter.
     ///
     /// Exit 0 when every selected case passed or was skipped and something was checked,
@@ -357,29 +351,7 @@ pub fn run(cli: Cli) -> i32 {
         }
         Command::Fingerprint(args) => crate::commands::fingerprint::run(args),
         Command::Branch(args) => crate::commands::branch::run(args),
-        Command::Canonical {
-            file,
-            sha256,
-            limit,
-        } => {
-            let name = display_name(&file);
-            // Streams: memory follows the value; an early error stops buffering.
-            match open_input(&file)
-                .map_err(ReadError::Io)
-                .and_then(|r| ops::read_document(r, limit.get()))
-            {
-                Ok(v) => {
-                    let text = canonical::to_string(&v);
-                    if sha256 {
-                        println!("{}", fingerprint::sha256_hex(text.as_bytes()));
-                    } else {
-                        println!("{text}");
-                    }
-                    EXIT_OK
-                }
-                Err(e) => report(&name, e),
-            }
-        }
+        Command::Canonical(args) => crate::commands::canonical::run(args),
         Command::Test(t) => crate::commands::test::run(*t),
         Command::Serve => {
             let stdin = io::stdin();

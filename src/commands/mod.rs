@@ -3,6 +3,7 @@
 //! the enum variant and a one-line dispatch.
 
 pub mod branch;
+pub mod canonical;
 pub mod fingerprint;
 pub mod replay;
 pub mod show;
