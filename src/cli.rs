@@ -5,7 +5,7 @@
 //! status contract: 0 ok, 1 invalid input or non-conformant, 2 usage or internal
 //! error.
 
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, BufRead, BufReader, Write};
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
@@ -45,38 +45,11 @@ pub enum Command {
     Replay(crate::commands::replay::ReplayArgs),
     /// Append events (JSONL from EVENTS or stdin) durably; one acknowledgement line per
     /// event on stdout, printed only once the event is on disk.
-    Append {
-        file: PathBuf,
-        #[arg(default_value = "-")]
-        events: PathBuf,
-        /// Group commit: sync once per this many events.
-        #[arg(long, default_value_t = 1)]
-        batch: usize,
-        #[arg(long, default_value = "core")]
-        profile: Profile,
-        #[command(flatten)]
-        limit: LineLimit,
-    },
+    Append(crate::commands::append::AppendArgs),
     /// Report what opening the store would do with a torn tail; --apply does it.
-    Recover {
-        file: PathBuf,
-        #[arg(long)]
-        apply: bool,
-        #[arg(long, default_value = "core")]
-        profile: Profile,
-        #[command(flatten)]
-        limit: LineLimit,
-    },
+    Recover(crate::commands::recover::RecoverArgs),
     /// Write a checkpoint of the journal (default FILE.checkpoint.json).
-    Checkpoint {
-        file: PathBuf,
-        #[arg(long)]
-        out: Option<PathBuf>,
-        #[arg(long, default_value = "core")]
-        profile: Profile,
-        #[command(flatten)]
-        limit: LineLimit,
-    },
+    Checkpoint(crate::commands::checkpoint::CheckpointArgs),
     /// Print the fingerprint (lowercase hex SHA-256) of events 0..=N.
     Fingerprint(crate::commands::fingerprint::FingerprintArgs),
     /// Print the branch record (SessionBranch) forking after sequence N.
@@ -304,51 +277,9 @@ pub fn run(cli: Cli) -> i32 {
     match cli.command {
         Command::Validate(args) => crate::commands::validate::run(args),
         Command::Replay(args) => crate::commands::replay::run(args),
-        Command::Append {
-            file,
-            events,
-            batch,
-            profile,
-            limit,
-        } => run_append(&file, &events, batch.max(1), profile, limit.get()),
-        Command::Recover {
-            file,
-            apply,
-            profile,
-            limit,
-        } => {
-            let name = display_name(&file);
-            let result = if apply {
-                crate::store::Store::open_bounded(&file, profile, limit.get()).map(|(_, r)| r)
-            } else {
-                crate::store::inspect_recovery_bounded(&file, profile, limit.get())
-            };
-            match result {
-                Ok(r) => print_json(&r.to_json()),
-                Err(e) => report(&name, e),
-            }
-        }
-        Command::Checkpoint {
-            file,
-            out,
-            profile,
-            limit,
-        } => {
-            let ck = out.unwrap_or_else(|| {
-                let mut p = file.clone().into_os_string();
-                p.push(".checkpoint.json");
-                PathBuf::from(p)
-            });
-            match crate::store::checkpoint_file_bounded(&file, &ck, profile, limit.get()) {
-                Ok(c) => print_json(&Value::object([
-                    ("checkpoint", Value::from(ck.display().to_string())),
-                    ("event_count", Value::from_u64(c.event_count)),
-                    ("source_offset", Value::from_u64(c.source_offset)),
-                    ("source_fingerprint", Value::from(c.source_fingerprint)),
-                ])),
-                Err(e) => report(&display_name(&file), e),
-            }
-        }
+        Command::Append(args) => crate::commands::append::run(args),
+        Command::Recover(args) => crate::commands::recover::run(args),
+        Command::Checkpoint(args) => crate::commands::checkpoint::run(args),
         Command::Fingerprint(args) => crate::commands::fingerprint::run(args),
         Command::Branch(args) => crate::commands::branch::run(args),
         Command::Canonical(args) => crate::commands::canonical::run(args),
@@ -586,111 +517,6 @@ fn run_tree(action: TreeAction) -> i32 {
                     }
                 }
                 Err(e) => report(&display_name(&file), ReadError::Invalid(e)),
-            }
-        }
-    }
-}
-
-/// `journal-conformance append`: stream events in, acknowledge each once durable.
-///
-/// Group commit (`--batch N`, S-BATCH-1): a batch is the lines the input has READY, up
-/// to N: once the input's buffer is drained (reading on could block, waiting for a
-/// producer that waits for its acknowledgements), what was read is committed and
-/// acknowledged. Diagnostics name the journal line the event would have had and the
-/// input line it came from.
-fn run_append(
-    file: &std::path::Path,
-    events: &std::path::Path,
-    batch: usize,
-    profile: Profile,
-    max_line_bytes: usize,
-) -> i32 {
-    let name = display_name(file);
-    let (mut store, rec) = match crate::store::Store::open_bounded(file, profile, max_line_bytes) {
-        Ok(x) => x,
-        Err(e) => return report(&name, e),
-    };
-    if let Some(t) = &rec.torn {
-        eprintln!(
-            "{name}: recovered: moved a torn tail of {} bytes at offset {} to {} ({})",
-            t.bytes.len(),
-            t.offset,
-            t.moved_to
-                .as_ref()
-                .map_or("?".into(), |p| p.display().to_string()),
-            t.reason
-        );
-    }
-    let source: Box<dyn Read> = if events.as_os_str() == "-" {
-        Box::new(io::stdin())
-    } else {
-        match std::fs::File::open(events) {
-            Ok(f) => Box::new(f),
-            Err(e) => return report(&display_name(events), ReadError::Io(e)),
-        }
-    };
-    let input_name = display_name(events);
-    let mut lines = crate::wire::LineReader::with_max_line_bytes(
-        BufReader::with_capacity(1 << 16, source),
-        max_line_bytes,
-    );
-    let mut out = io::stdout().lock();
-    let mut status = EXIT_OK;
-    let emit = |v: Value, out: &mut io::StdoutLock| -> io::Result<()> {
-        let mut t = canonical::to_string(&v);
-        t.push('\n');
-        out.write_all(t.as_bytes())?;
-        out.flush()
-    };
-    loop {
-        // (input line number, bytes)
-        let mut pending: Vec<(u64, Vec<u8>)> = Vec::with_capacity(batch.min(1024));
-        while pending.len() < batch {
-            match lines.next_line() {
-                Ok(Some((n, bytes, _))) => pending.push((n, bytes.to_vec())),
-                Ok(None) => break,
-                Err(e) => {
-                    eprintln!("error: {input_name}: {e}");
-                    return EXIT_USAGE;
-                }
-            }
-            if lines.get_ref().buffer().is_empty() {
-                break; // nothing more is ready: commit what we have
-            }
-        }
-        if pending.is_empty() {
-            return status;
-        }
-        let refs: Vec<&[u8]> = pending.iter().map(|(_, b)| b.as_slice()).collect();
-        let mut handled = 0;
-        while handled < refs.len() {
-            match store.append_batch(&refs[handled..]) {
-                Ok((acks, err)) => {
-                    handled += acks.len();
-                    for a in acks {
-                        if emit(Value::object([("ack", a.to_json())]), &mut out).is_err() {
-                            return EXIT_USAGE;
-                        }
-                    }
-                    if let Some(e) = err {
-                        // `e.line` is the journal line the event would have had.
-                        let d = diagnostic(&name, &e);
-                        let (head, rest) = d.split_at(d.find('\n').unwrap_or(d.len()));
-                        let from = pending[handled].0;
-                        eprintln!("{head} (from {input_name} line {from}){rest}");
-                        if emit(Value::object([("error", e.to_json())]), &mut out).is_err() {
-                            return EXIT_USAGE;
-                        }
-                        status = EXIT_INVALID;
-                        handled += 1;
-                    }
-                }
-                Err(e) => {
-                    eprintln!(
-                        "error: {name}: {e} (nothing after the last acknowledgement was kept)"
-                    );
-                    return EXIT_USAGE;
-                }
             }
         }
     }
