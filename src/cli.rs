@@ -11,7 +11,6 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use crate::error::Error;
-use crate::event::Profile;
 use crate::journal::ReadError;
 use crate::json::Value;
 use crate::{canonical, golden};
@@ -109,58 +108,7 @@ impl LineLimit {
     }
 }
 
-#[derive(Subcommand, Debug)]
-pub enum TreeAction {
-    /// Print head, path_ids, branch_tips, children, entry_count, labels, next_id as JSON.
-    Inspect {
-        file: PathBuf,
-        /// Tree dialect: `core` (the generic format) or `yoagent-0.26` (yoagent 0.26's own
-        /// session files, checked exactly as yoagent loads them).
-        #[arg(long, default_value = "core")]
-        profile: Profile,
-        #[command(flatten)]
-        limit: LineLimit,
-    },
-    /// Check a tree file; exit 1 with a located diagnostic.
-    Validate {
-        file: PathBuf,
-        #[arg(long)]
-        json: bool,
-        /// Tree dialect: `core` (the generic format) or `yoagent-0.26` (yoagent 0.26's own
-        /// session files, checked exactly as yoagent loads them).
-        #[arg(long, default_value = "core")]
-        profile: Profile,
-        #[command(flatten)]
-        limit: LineLimit,
-    },
-    /// Draw the tree: one line per entry, branches indented, head and labels marked.
-    Show {
-        file: PathBuf,
-        /// Tree dialect: `core` (the generic format) or `yoagent-0.26` (yoagent 0.26's own
-        /// session files, checked exactly as yoagent loads them).
-        #[arg(long, default_value = "core")]
-        profile: Profile,
-        #[command(flatten)]
-        limit: LineLimit,
-    },
-    /// Apply a JSON array of steps (append, seek, checkpoint, seek_checkpoint,
-    /// append_new, save_load) and print the resulting tree file. A step that fails
-    /// (T-ERR-1) changes nothing and the others go on: it is named by its 0-based index
-    /// on stderr, the tree is still written, and the exit status is 1.
-    Apply {
-        file: PathBuf,
-        ops: PathBuf,
-        /// Write the result to this file (atomically) instead of stdout.
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Tree dialect: `core` (the generic format) or `yoagent-0.26` (yoagent 0.26's own
-        /// session files, checked exactly as yoagent loads them).
-        #[arg(long, default_value = "core")]
-        profile: Profile,
-        #[command(flatten)]
-        limit: LineLimit,
-    },
-}
+pub use crate::commands::tree::TreeAction;
 
 #[derive(Subcommand, Debug)]
 pub enum GoldenAction {
@@ -307,7 +255,7 @@ pub fn run(cli: Cli) -> i32 {
             }
             crate::runner::summary_command(&reports, json)
         }
-        Command::Tree { action } => run_tree(action),
+        Command::Tree { action } => crate::commands::tree::run(action),
         Command::Generate(args) if args.kind == "list" => {
             for k in crate::generate::cli::kinds() {
                 println!("{k}");
@@ -363,161 +311,5 @@ pub fn run(cli: Cli) -> i32 {
                 EXIT_USAGE
             }
         },
-    }
-}
-
-fn run_tree(action: TreeAction) -> i32 {
-    use crate::tree::{self, Loaded};
-    match action {
-        TreeAction::Inspect {
-            file,
-            profile,
-            limit,
-        } => {
-            match open_input(&file)
-                .map_err(ReadError::Io)
-                .and_then(|r| Loaded::read(r, profile, true, limit.get()))
-            {
-                Ok(t) => print_json(&t.inspect()),
-                Err(e) => report(&display_name(&file), e),
-            }
-        }
-        TreeAction::Validate {
-            file,
-            json,
-            profile,
-            limit,
-        } => {
-            let name = display_name(&file);
-            let loaded = open_input(&file)
-                .map_err(ReadError::Io)
-                .and_then(|r| Loaded::read(r, profile, true, limit.get()));
-            let loaded = match loaded {
-                Ok(t) => Ok(t),
-                Err(ReadError::Invalid(e)) => Err(e),
-                Err(io) => return report(&name, io),
-            };
-            match (loaded, json) {
-                (Ok(t), false) => {
-                    eprintln!("{name}: ok ({} entries)", t.entry_count());
-                    EXIT_OK
-                }
-                (Ok(t), true) => print_json(&Value::object([
-                    ("ok", Value::Bool(true)),
-                    ("entry_count", Value::from_u64(t.entry_count() as u64)),
-                ])),
-                (Err(e), true) => {
-                    print_json(&Value::object([
-                        ("ok", Value::Bool(false)),
-                        ("error", e.to_json()),
-                    ]));
-                    EXIT_INVALID
-                }
-                (Err(e), false) => report(&name, ReadError::Invalid(e)),
-            }
-        }
-        TreeAction::Show {
-            file,
-            profile,
-            limit,
-        } => {
-            match open_input(&file)
-                .map_err(ReadError::Io)
-                .and_then(|r| Loaded::read(r, profile, false, limit.get()))
-            {
-                Ok(t) => {
-                    print!("{}", t.render());
-                    EXIT_OK
-                }
-                Err(e) => report(&display_name(&file), e),
-            }
-        }
-        TreeAction::Apply {
-            file,
-            ops,
-            out,
-            profile,
-            limit,
-        } => {
-            let bytes =
-                match open_input(&file).and_then(|r| crate::wire::read_bounded(r, limit.get())) {
-                    Ok(b) => b,
-                    Err(e) => return report(&display_name(&file), ReadError::Io(e)),
-                };
-            let document = open_input(&ops)
-                .map_err(ReadError::Io)
-                .and_then(|r| crate::ops::read_document(r, limit.get()));
-            let steps = match document {
-                Ok(v) => match v
-                    .as_array()
-                    .ok_or_else(|| "OPS must be a JSON array of steps".to_owned())
-                    .and_then(|a| {
-                        a.iter()
-                            .enumerate()
-                            .map(|(i, s)| {
-                                tree::Step::from_json(s).map_err(|e| format!("step {i}: {e}"))
-                            })
-                            .collect::<Result<Vec<_>, _>>()
-                    }) {
-                    Ok(s) => s,
-                    Err(e) => {
-                        eprintln!("error: {}: {e}", display_name(&ops));
-                        return EXIT_USAGE;
-                    }
-                },
-                Err(e) => return report(&display_name(&ops), e),
-            };
-            match tree::apply_in_reporting(&bytes, &steps, profile) {
-                Ok((v, failed)) => {
-                    let text = v
-                        .get("tree")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_owned();
-                    eprintln!(
-                        "results: {}",
-                        canonical::to_string(v.get("results").unwrap_or(&Value::Null))
-                    );
-                    // T-ERR-1: a failed step changed nothing and the others went on; say
-                    // which step (by its 0-based index in OPS) and exit 1 after writing.
-                    for (i, e) in &failed {
-                        let at = e.index.map_or(String::new(), |n| format!(" at index {n}"));
-                        eprintln!(
-                            "{}: step {i} ({}): error[{}]: {}{at}; the tree is unchanged by it",
-                            display_name(&ops),
-                            steps[*i].name(),
-                            e.code.as_str(),
-                            e.message
-                        );
-                    }
-                    let status = if failed.is_empty() {
-                        EXIT_OK
-                    } else {
-                        EXIT_INVALID
-                    };
-                    match out {
-                        Some(path) => {
-                            if path == file {
-                                eprintln!("error: --out must not be the input file (the kit never rewrites its input)");
-                                return EXIT_USAGE;
-                            }
-                            match crate::fsutil::write_atomic(&path, text.as_bytes()) {
-                                Ok(()) => status,
-                                Err(e) => {
-                                    eprintln!("error: {}: {e}", path.display());
-                                    EXIT_USAGE
-                                }
-                            }
-                        }
-                        None => {
-                            let mut o = io::stdout().lock();
-                            let _ = o.write_all(text.as_bytes()).and_then(|_| o.flush());
-                            status
-                        }
-                    }
-                }
-                Err(e) => report(&display_name(&file), ReadError::Invalid(e)),
-            }
-        }
     }
 }

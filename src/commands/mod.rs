@@ -11,4 +11,5 @@ pub mod recover;
 pub mod replay;
 pub mod show;
 pub mod test;
+pub mod tree;
 pub mod validate;
