@@ -6,14 +6,16 @@
 //! error.
 
 use std::io::{self, BufRead, BufReader, Write};
-use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+use crate::canonical;
 use crate::error::Error;
 use crate::journal::ReadError;
 use crate::json::Value;
-use crate::{canonical, golden};
+
+pub use crate::commands::golden::GoldenAction;
+pub use crate::commands::tree::TreeAction;
 
 /// Exit status: success.
 pub const EXIT_OK: i32 = 0;
@@ -66,15 +68,7 @@ pub enum Command {
     Serve,
     /// Print a markdown (or --json) table of several `test --report` files side by side;
     /// the shards of one `--partition` run are merged. Exits with the worst verdict.
-    Summary {
-        #[arg(required = true)]
-        reports: Vec<PathBuf>,
-        #[arg(long)]
-        json: bool,
-        /// Also write a self-contained HTML results page here.
-        #[arg(long, value_name = "OUT.html")]
-        html: Option<PathBuf>,
-    },
+    Summary(crate::commands::summary::SummaryArgs),
     /// Session trees (SPEC.md section 15): inspect, validate, show, apply operations.
     Tree {
         #[command(subcommand)]
@@ -106,14 +100,6 @@ impl LineLimit {
     pub fn get(self) -> usize {
         usize::try_from(self.max_line_bytes).unwrap_or(usize::MAX)
     }
-}
-
-pub use crate::commands::tree::TreeAction;
-
-#[derive(Subcommand, Debug)]
-pub enum GoldenAction {
-    /// Check the reference against every golden trace's expected outputs.
-    Verify,
 }
 
 /// Open FILE, or stdin for `-`.
@@ -232,84 +218,11 @@ pub fn run(cli: Cli) -> i32 {
         Command::Branch(args) => crate::commands::branch::run(args),
         Command::Canonical(args) => crate::commands::canonical::run(args),
         Command::Test(t) => crate::commands::test::run(*t),
-        Command::Serve => {
-            let stdin = io::stdin();
-            match crate::adapter::serve(stdin.lock(), io::stdout().lock()) {
-                Ok(()) => EXIT_OK,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    EXIT_USAGE
-                }
-            }
-        }
-        Command::Summary {
-            reports,
-            json,
-            html,
-        } => {
-            if let Some(out) = &html {
-                if let Err(e) = crate::html::write_page(out, &reports) {
-                    eprintln!("error: {e}");
-                    return EXIT_USAGE;
-                }
-            }
-            crate::runner::summary_command(&reports, json)
-        }
+        Command::Serve => crate::commands::serve::run(),
+        Command::Summary(args) => crate::commands::summary::run(args),
         Command::Tree { action } => crate::commands::tree::run(action),
-        Command::Generate(args) if args.kind == "list" => {
-            for k in crate::generate::cli::kinds() {
-                println!("{k}");
-            }
-            EXIT_OK
-        }
-        Command::Generate(args) => match crate::generate::cli::run(&args) {
-            Ok(summary) => {
-                eprintln!(
-                    "generate: wrote {} journals with sidecars to {}",
-                    summary.files.len(),
-                    args.out
-                        .as_ref()
-                        .map_or(String::new(), |o| o.display().to_string())
-                );
-                EXIT_OK
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                EXIT_USAGE
-            }
-        },
+        Command::Generate(args) => crate::commands::generate::run(args),
         Command::Show(args) => crate::commands::show::run(args),
-        Command::Golden {
-            action: GoldenAction::Verify,
-        } => match golden::verify() {
-            Ok(results) => {
-                let failed = results.iter().filter(|r| !r.ok).count();
-                for r in &results {
-                    let status = if r.ok { "ok" } else { "FAILED" };
-                    println!(
-                        "golden {} {} ... {status}",
-                        r.trace,
-                        canonical::to_string(&r.op.to_json())
-                    );
-                    if !r.ok {
-                        println!("    {}", r.detail);
-                    }
-                }
-                println!(
-                    "\ngolden: {} passed, {} failed",
-                    results.len() - failed,
-                    failed
-                );
-                if failed == 0 {
-                    EXIT_OK
-                } else {
-                    EXIT_INVALID
-                }
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                EXIT_USAGE
-            }
-        },
+        Command::Golden { action } => crate::commands::golden::run(action),
     }
 }

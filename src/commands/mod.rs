@@ -1,15 +1,20 @@
-//! One module per subcommand added since the CLI was split (the older ones still live in
-//! [`crate::cli`]): each owns its clap arguments and its `run`, and `cli.rs` only holds
-//! the enum variant and a one-line dispatch.
+//! One module per subcommand, as cargo's `src/bin/cargo/commands/`: each owns its clap
+//! arguments (where they are its own) and its `run`, and [`crate::cli`] only holds the
+//! enum variant and a one-line dispatch, with the helpers the commands share
+//! ([`crate::cli::open_input`], [`crate::cli::diagnostic`], the exit statuses, ...).
 
 pub mod append;
 pub mod branch;
 pub mod canonical;
 pub mod checkpoint;
 pub mod fingerprint;
+pub mod generate;
+pub mod golden;
 pub mod recover;
 pub mod replay;
+pub mod serve;
 pub mod show;
+pub mod summary;
 pub mod test;
 pub mod tree;
 pub mod validate;
