@@ -3,7 +3,8 @@
 //! This module owns argument parsing (clap), reading FILE or `-` (stdin), printing
 //! results as JSON with SPEC.md's field names, human diagnostics, and the exit
 //! status contract: 0 ok, 1 invalid input or non-conformant, 2 usage or internal
-//! error.
+//! error. The body of each subcommand (and its arguments, where they are its own) lives
+//! in [`crate::commands`], one module per subcommand; [`run`] only dispatches to them.
 
 use std::io::{self, BufRead, BufReader, Write};
 

@@ -33,9 +33,8 @@
 //! | [`html`] | the results page (`summary --html`) |
 //! | [`inprocess`] | running the corpus against a Rust implementation from its own tests |
 //! | [`fsutil`] | atomic file writes |
-//! | [`commands`] | one module per newer subcommand (`show`) |
-//! | [`cli`] | the command-line interface |
-//! | [`commands`] | one file per newer subcommand (`test`) |
+//! | [`cli`] | the command-line interface: clap definitions, dispatch, shared helpers |
+//! | [`commands`] | one module per subcommand (`validate`, `replay`, ..., `test`, `show`) |
 //!
 //! ```
 //! use journal_conformance::{event::Profile, replay};
