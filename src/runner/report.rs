@@ -306,8 +306,9 @@ pub struct ReportSummary {
     pub properties: Option<PropertiesSummary>,
     /// `"count:K/N"` for one shard; `None` for a whole run (or merged shards).
     pub partition: Option<String>,
-    /// The ids of the cases (shard merging checks they are disjoint).
-    pub ids: Vec<String>,
+    /// Every case line: id, group, outcome (shard merging checks that the fixed cases
+    /// are disjoint, and counts a differential kind two shards found once).
+    pub ids: Vec<(String, String, Outcome)>,
 }
 
 impl ReportSummary {
@@ -357,12 +358,14 @@ pub fn read_report(path: &Path) -> Result<ReportSummary, String> {
                     .and_then(Value::as_str)
                     .unwrap_or("")
                     .to_owned();
-                s.ids.push(
+                s.ids.push((
                     v.get("id")
                         .and_then(Value::as_str)
                         .ok_or(format!("{}: case without an id", at()))?
                         .to_owned(),
-                );
+                    group.clone(),
+                    o,
+                ));
                 s.groups.entry(group).or_default().add(o);
                 s.overall.add(o);
             }
@@ -417,34 +420,50 @@ pub fn merge_shards(reports: Vec<ReportSummary>) -> Result<Vec<ReportSummary>, S
             partition: None,
             ids: Vec::new(),
         };
+        // One entry per case id. A fixed case in two shards is an error (the shards are
+        // not one run's); a differential kind `properties/<op>/<hash>` that two shards
+        // both found (the same shrunk counterexample) is one case, with the worse outcome.
+        let mut cases: BTreeMap<String, (String, Outcome)> = BTreeMap::new();
         for (_, r) in parts {
-            for (g, c) in r.groups {
-                let m = merged.groups.entry(g).or_default();
-                m.passed += c.passed;
-                m.failed += c.failed;
-                m.errored += c.errored;
-                m.skipped += c.skipped;
+            for (id, group, o) in r.ids {
+                match cases.get_mut(&id) {
+                    None => {
+                        cases.insert(id, (group, o));
+                    }
+                    Some(seen) if id.starts_with("properties/") => {
+                        if severity(o) > severity(seen.1) {
+                            seen.1 = o;
+                        }
+                    }
+                    Some(_) => return Err(format!("{name}: case {id} is in two shards")),
+                }
             }
-            merged.overall.passed += r.overall.passed;
-            merged.overall.failed += r.overall.failed;
-            merged.overall.errored += r.overall.errored;
-            merged.overall.skipped += r.overall.skipped;
             if let Some(p) = r.properties {
                 match &mut merged.properties {
                     Some(m) => m.merge(&p),
                     None => merged.properties = Some(p),
                 }
             }
-            merged.ids.extend(r.ids);
         }
-        let mut ids = merged.ids.clone();
-        ids.sort();
-        if let Some(w) = ids.windows(2).find(|w| w[0] == w[1]) {
-            return Err(format!("{name}: case {} is in two shards", w[0]));
+        for (id, (group, o)) in cases {
+            merged.groups.entry(group.clone()).or_default().add(o);
+            merged.overall.add(o);
+            merged.ids.push((id, group, o));
         }
         out.push(merged);
     }
     Ok(out)
+}
+
+/// Which outcome of one case wins when two shards report it: failed over errored over
+/// passed over skipped (a shard that saw it fail decides).
+fn severity(o: Outcome) -> u8 {
+    match o {
+        Outcome::Failed => 3,
+        Outcome::Errored => 2,
+        Outcome::Passed => 1,
+        Outcome::Skipped => 0,
+    }
 }
 
 /// `journal-conformance summary`: a markdown table (or JSON) of several reports, with
@@ -521,4 +540,65 @@ pub fn summary(reports: &[ReportSummary], json: bool) -> String {
     }
     out.push_str("\n\nCells are passed/failed/errored/skipped cases.\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shard(dir: &Path, k: u32, cases: &[(&str, &str)]) -> ReportSummary {
+        let mut text = format!(
+            "{{\"type\":\"header\",\"implementation\":{{\"name\":\"x\"}},\"partition\":\"count:{k}/2\"}}\n"
+        );
+        for (id, outcome) in cases {
+            let group = id.rsplit_once('/').map_or("", |(g, _)| g);
+            text.push_str(&format!(
+                "{{\"type\":\"case\",\"id\":\"{id}\",\"group\":\"{group}\",\"outcome\":\"{outcome}\"}}\n"
+            ));
+        }
+        text.push_str("{\"type\":\"footer\"}\n");
+        let path = dir.join(format!("r{k}.jsonl"));
+        std::fs::write(&path, text).unwrap();
+        read_report(&path).unwrap()
+    }
+
+    /// Two shards that both found one differential kind (the same shrunk counterexample,
+    /// so the same `properties/<op>/<hash>` id) count it once, with the worse outcome;
+    /// a fixed case in two shards is still an error. (CI's two-shard run of the naive
+    /// TypeScript port hit the first case once its differential phase was turned on.)
+    #[test]
+    fn a_kind_found_by_two_shards_counts_once() {
+        let dir = std::env::temp_dir().join(format!("jc-merge-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let a = shard(
+            &dir,
+            1,
+            &[
+                ("journal/gap", "passed"),
+                ("properties/canonical/e8bf0716", "skipped"),
+            ],
+        );
+        let b = shard(
+            &dir,
+            2,
+            &[
+                ("journal/dup", "failed"),
+                ("properties/canonical/e8bf0716", "failed"),
+            ],
+        );
+        let m = merge_shards(vec![a.clone(), b]).unwrap();
+        assert_eq!(m.len(), 1);
+        let m = &m[0];
+        assert_eq!(
+            (m.overall.passed, m.overall.failed, m.overall.skipped),
+            (1, 2, 0),
+            "the kind once, failed (one shard saw it fail)"
+        );
+        assert_eq!(m.groups["properties/canonical"].failed, 1);
+        assert_eq!(m.ids.len(), 3);
+        let c = shard(&dir, 2, &[("journal/gap", "passed")]);
+        let e = merge_shards(vec![a, c]).unwrap_err();
+        assert!(e.contains("journal/gap is in two shards"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
