@@ -76,23 +76,30 @@ pub enum TreeAction {
     },
 }
 
+/// FILE (or stdin) in the dialect of `profile`, lines bounded by `limit` (SPEC.md 16.5).
+fn load(
+    file: &std::path::Path,
+    profile: Profile,
+    shape_only: bool,
+    limit: LineLimit,
+) -> Result<crate::tree::Loaded, ReadError> {
+    open_input(file)
+        .map_err(ReadError::Io)
+        .and_then(|r| crate::tree::Loaded::read(r, profile, shape_only, limit.get()))
+}
+
 /// Run a `tree` action; returns the exit status.
 pub fn run(action: TreeAction) -> i32 {
-    use crate::tree::{self, Loaded};
+    use crate::tree;
     match action {
         TreeAction::Inspect {
             file,
             profile,
             limit,
-        } => {
-            match open_input(&file)
-                .map_err(ReadError::Io)
-                .and_then(|r| Loaded::read(r, profile, true, limit.get()))
-            {
-                Ok(t) => print_json(&t.inspect()),
-                Err(e) => report(&display_name(&file), e),
-            }
-        }
+        } => match load(&file, profile, true, limit) {
+            Ok(t) => print_json(&t.inspect()),
+            Err(e) => report(&display_name(&file), e),
+        },
         TreeAction::Validate {
             file,
             json,
@@ -100,9 +107,7 @@ pub fn run(action: TreeAction) -> i32 {
             limit,
         } => {
             let name = display_name(&file);
-            let loaded = open_input(&file)
-                .map_err(ReadError::Io)
-                .and_then(|r| Loaded::read(r, profile, true, limit.get()));
+            let loaded = load(&file, profile, true, limit);
             let loaded = match loaded {
                 Ok(t) => Ok(t),
                 Err(ReadError::Invalid(e)) => Err(e),
@@ -131,18 +136,13 @@ pub fn run(action: TreeAction) -> i32 {
             file,
             profile,
             limit,
-        } => {
-            match open_input(&file)
-                .map_err(ReadError::Io)
-                .and_then(|r| Loaded::read(r, profile, false, limit.get()))
-            {
-                Ok(t) => {
-                    print!("{}", t.render());
-                    EXIT_OK
-                }
-                Err(e) => report(&display_name(&file), e),
+        } => match load(&file, profile, false, limit) {
+            Ok(t) => {
+                print!("{}", t.render());
+                EXIT_OK
             }
-        }
+            Err(e) => report(&display_name(&file), e),
+        },
         TreeAction::Apply {
             file,
             ops,

@@ -980,6 +980,14 @@ pub fn differences_sampled(input: &[u8], profile: Profile, pick: u64) -> Vec<Str
     differences_in(input, profile, Some(pick))
 }
 
+/// All of `items`, or only the one at index `i`.
+fn sample<T>(items: &[T], i: Option<u64>) -> &[T] {
+    match i {
+        None => items,
+        Some(i) => std::slice::from_ref(&items[i as usize]),
+    }
+}
+
 fn differences_in(input: &[u8], profile: Profile, pick: Option<u64>) -> Vec<String> {
     fn outcome<T>(r: Result<T, ReadError>, show: impl Fn(T) -> String) -> Result<String, String> {
         match r {
@@ -1012,13 +1020,7 @@ fn differences_in(input: &[u8], profile: Profile, pick: Option<u64>) -> Vec<Stri
             outcome(validate(input, opts), |n| n.to_string()),
         );
         let untils = [None, Some(0), Some(lines / 2), Some(lines + 1), Some(-1)];
-        let untils = match pick {
-            None => &untils[..],
-            Some(p) => {
-                let i = (p % 5) as usize;
-                &untils[i..=i]
-            }
-        };
+        let untils = sample(&untils, pick.map(|p| p % 5));
         for &until in untils {
             compare(
                 format!("fingerprint until {until:?} ({name})"),
@@ -1038,13 +1040,7 @@ fn differences_in(input: &[u8], profile: Profile, pick: Option<u64>) -> Vec<Stri
             );
         }
         let points = [(lines / 2, "b1"), (0, " "), (lines + 1, "b2")];
-        let points = match pick {
-            None => &points[..],
-            Some(p) => {
-                let i = (p / 5 % 3) as usize;
-                &points[i..=i]
-            }
-        };
+        let points = sample(&points, pick.map(|p| p / 5 % 3));
         for &(at, id) in points {
             compare(
                 format!("branch at {at} {id:?} ({name})"),
