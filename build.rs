@@ -1,5 +1,10 @@
 //! Embeds the conformance corpus (`conformance/`) in the binary, so that
-//! `journal-conformance test` runs the full suite from any directory.
+//! `journal-conformance test` runs the full suite from any directory, and turns the rules
+//! of SPEC.md into the typed table of `src/rules/` (id, title, section): a rule id that
+//! SPEC.md does not define is a compile error wherever the code names one.
+
+#[path = "src/rules/spec_text.rs"]
+mod spec_text;
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -47,6 +52,47 @@ fn main() {
         .unwrap();
     }
     src.push_str("]\n");
-    let out = Path::new(&std::env::var("OUT_DIR").unwrap()).join("corpus.rs");
-    std::fs::write(out, src).unwrap();
+    let out_dir = std::env::var("OUT_DIR").unwrap();
+    std::fs::write(Path::new(&out_dir).join("corpus.rs"), src).unwrap();
+    rules(Path::new(&manifest), Path::new(&out_dir));
+}
+
+/// `OUT_DIR/rules.rs`: the table of every rule of SPEC.md, ordered by id, and one
+/// constant per rule (`id::W_LINE_1`).
+fn rules(manifest: &Path, out_dir: &Path) {
+    let spec_path = manifest.join("SPEC.md");
+    println!("cargo:rerun-if-changed={}", spec_path.display());
+    println!("cargo:rerun-if-changed=src/rules/spec_text.rs");
+    let spec = std::fs::read_to_string(&spec_path).unwrap();
+    let rules = spec_text::parse(&spec);
+    assert!(
+        rules.len() < usize::from(u16::MAX),
+        "SPEC.md defines too many rules"
+    );
+    let mut src = format!(
+        "/// Every rule of SPEC.md, ordered by id.\npub(crate) static TABLE: [RuleInfo; {}] = [\n",
+        rules.len()
+    );
+    for r in &rules {
+        writeln!(
+            src,
+            "    RuleInfo {{ id: {:?}, title: {:?}, section: {:?} }},",
+            r.id, r.title, r.section
+        )
+        .unwrap();
+    }
+    src.push_str(
+        "];\n\n/// One constant per rule of SPEC.md.\npub mod id {\n    use super::Rule;\n",
+    );
+    for (i, r) in rules.iter().enumerate() {
+        writeln!(
+            src,
+            "    #[doc = {:?}]\n    pub const {}: Rule = Rule({i});",
+            format!("`{}`: {}", r.id, r.title),
+            spec_text::const_name(&r.id)
+        )
+        .unwrap();
+    }
+    src.push_str("}\n");
+    std::fs::write(out_dir.join("rules.rs"), src).unwrap();
 }
