@@ -937,15 +937,15 @@ pub fn vectors(data: &[u8]) {
                 Ok(&check.op),
                 "operation JSON round-trip"
             );
-            let answer = adapter::reference_answer(&check.op, a.profile, &a.input)
+            let answer = adapter::reference::reference_answer(&check.op, a.profile, &a.input)
                 .unwrap_or_else(|e| panic!("reference answer failed: {e}"));
-            if let vectors::Answer::Error { code, .. } = &answer {
+            if let jc::verdict::Answer::Error { code, .. } = &answer {
                 assert!(
                     ErrorCode::from_str_code(code).is_some(),
                     "reference answered unknown code {code}"
                 );
             }
-            let _ = vectors::compare(&check.expect, &answer);
+            let _ = jc::verdict::judge(&check.expect, &answer).map(|m| m.to_string());
         }
     }
 }
@@ -960,7 +960,7 @@ pub fn vectors(data: &[u8]) {
 pub fn protocol(data: &[u8]) {
     let mut requests = Vec::new();
     for req in lines(data) {
-        let v = adapter::parse_request(req).ok();
+        let v = adapter::protocol::parse_request(req).ok();
         if v.as_ref()
             .and_then(|v| v.get("cmd"))
             .and_then(Value::as_str)
@@ -1047,7 +1047,7 @@ pub fn protocol(data: &[u8]) {
 
 /// A bounded fault message (no adapter output is echoed without a bound).
 fn check_client_reply(r: &adapter::Reply) {
-    use jc::vectors::{Answer, Expect};
+    use jc::verdict::{Answer, Expect};
     match r {
         adapter::Reply::Fault(m) => {
             assert!(!m.is_empty(), "an empty fault message");
@@ -1063,7 +1063,7 @@ fn check_client_reply(r: &adapter::Reply) {
                 index: None,
             };
             assert_eq!(
-                jc::explain::diagnose(&want, a),
+                jc::verdict::judge(&want, a),
                 None,
                 "an error differs from itself"
             );
@@ -1074,7 +1074,7 @@ fn check_client_reply(r: &adapter::Reply) {
                 sha256: None,
             };
             assert_eq!(
-                jc::explain::diagnose(&want, a),
+                jc::verdict::judge(&want, a),
                 None,
                 "a result differs from itself"
             );
@@ -1096,23 +1096,27 @@ pub fn adapter_client(data: &[u8]) {
     if sel & 1 == 0 {
         let ls = lines(rest);
         if let Some(first) = ls.first() {
-            match adapter::parse_handshake_line(first) {
+            match adapter::protocol::parse_handshake_line(first) {
                 Ok(info) => {
                     assert!(info.name.len() <= 1024, "unbounded implementation name");
-                    assert_eq!(adapter::parse_handshake_line(first), Ok(info));
+                    assert_eq!(adapter::protocol::parse_handshake_line(first), Ok(info));
                 }
                 Err(e) => assert!(!e.is_empty() && e.len() <= 2048),
             }
         }
         for (i, l) in ls.iter().enumerate().skip(1) {
             let id = i as i64;
-            let r = adapter::parse_run_reply(l, id);
+            let r = adapter::protocol::parse_run_reply(l, id);
             check_client_reply(&r);
-            assert_eq!(r, adapter::parse_run_reply(l, id), "not deterministic");
+            assert_eq!(
+                r,
+                adapter::protocol::parse_run_reply(l, id),
+                "not deterministic"
+            );
             if !matches!(r, adapter::Reply::Fault(_)) {
                 assert!(
                     matches!(
-                        adapter::parse_run_reply(l, id + 1),
+                        adapter::protocol::parse_run_reply(l, id + 1),
                         adapter::Reply::Fault(_)
                     ),
                     "a reply to id {id} was taken for id {}",
@@ -1125,19 +1129,19 @@ pub fn adapter_client(data: &[u8]) {
             return;
         };
         let exit = (code != 255).then_some(i32::from(code));
-        let r = adapter::judge_one_shot(exit, "was killed by signal 9 (SIGKILL)", out);
+        let r = adapter::protocol::judge_one_shot(exit, "was killed by signal 9 (SIGKILL)", out);
         check_client_reply(&r);
         match exit {
             Some(3) => assert_eq!(r, adapter::Reply::Unsupported),
             Some(0) => assert!(!matches!(
                 r,
                 adapter::Reply::Unsupported
-                    | adapter::Reply::Answer(jc::vectors::Answer::Error { .. })
+                    | adapter::Reply::Answer(jc::verdict::Answer::Error { .. })
             )),
             Some(1) => assert!(!matches!(
                 r,
                 adapter::Reply::Unsupported
-                    | adapter::Reply::Answer(jc::vectors::Answer::Result(_))
+                    | adapter::Reply::Answer(jc::verdict::Answer::Result(_))
             )),
             _ => assert!(
                 matches!(r, adapter::Reply::Fault(_)),

@@ -9,7 +9,7 @@
 //! use journal_conformance::adapter::{ImplInfo, Implementation, Reply};
 //! use journal_conformance::event::Profile;
 //! use journal_conformance::ops::Operation;
-//! use journal_conformance::vectors::Answer;
+//! use journal_conformance::verdict::Answer;
 //! use journal_conformance::json::Value;
 //!
 //! struct Mine { info: ImplInfo }

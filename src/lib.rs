@@ -63,12 +63,18 @@ pub mod inprocess;
 pub mod journal;
 pub mod json;
 pub mod ops;
+pub mod partition;
+pub mod preview;
 pub mod profile;
+pub mod record;
 pub mod replay;
+pub mod report;
+pub mod rules;
 pub mod runner;
 pub mod store;
 pub mod tree;
 pub mod vectors;
+pub mod verdict;
 pub mod wire;
 
 pub use error::{Error, ErrorCode};

@@ -2,9 +2,10 @@
 //!
 //! This module owns the vector file format, documented field by field in SPEC.md and
 //! `conformance/README.md`: loading and strictly checking vector files (unknown fields
-//! are errors), resolving each case's exact input bytes, matching an answer against
-//! an expectation, and the corpus embedded in the binary so `journal-conformance test`
-//! works from any directory.
+//! are errors), resolving each case's exact input bytes, writing cases back (shrunk
+//! counterexamples), and the corpus embedded in the binary so `journal-conformance test`
+//! works from any directory. Whether an answer meets a check's [`Expect`] is
+//! [`crate::verdict::judge`]'s.
 
 use std::path::{Path, PathBuf};
 
@@ -13,6 +14,7 @@ use base64::Engine;
 use crate::event::Profile;
 use crate::json::{self, Value};
 use crate::ops::Operation;
+use crate::verdict::Expect;
 
 /// A case's requirement level (`V-LEVEL-1`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -37,58 +39,6 @@ impl Level {
             "should" => Some(Level::Should),
             "implementation-defined" => Some(Level::ImplementationDefined),
             _ => None,
-        }
-    }
-}
-
-/// What a check expects (`V-EXPECT-1`).
-#[derive(Clone, Debug, PartialEq)]
-pub enum Expect {
-    Result {
-        value: Value,
-        sha256: Option<String>,
-    },
-    Error {
-        codes: Vec<String>,
-        line: Option<u64>,
-        sequence: Option<i64>,
-        index: Option<u64>,
-    },
-}
-
-impl Expect {
-    pub fn to_json(&self) -> Value {
-        match self {
-            Expect::Result { value, sha256 } => {
-                let mut m = vec![("result".to_owned(), value.clone())];
-                if let Some(h) = sha256 {
-                    m.push(("sha256".into(), Value::from(h.as_str())));
-                }
-                Value::Object(m)
-            }
-            Expect::Error {
-                codes,
-                line,
-                sequence,
-                index,
-            } => {
-                let code = if codes.len() == 1 {
-                    Value::from(codes[0].as_str())
-                } else {
-                    Value::Array(codes.iter().map(|c| Value::from(c.as_str())).collect())
-                };
-                let mut e = vec![("code".to_owned(), code)];
-                if let Some(l) = line {
-                    e.push(("line".into(), Value::from_u64(*l)));
-                }
-                if let Some(s) = sequence {
-                    e.push(("sequence".into(), Value::from_i64(*s)));
-                }
-                if let Some(i) = index {
-                    e.push(("index".into(), Value::from_u64(*i)));
-                }
-                Value::object([("error", Value::Object(e))])
-            }
         }
     }
 }
@@ -123,181 +73,6 @@ pub struct Case {
     pub input: Vec<u8>,
     pub input_form: InputForm,
     pub checks: Vec<Check>,
-}
-
-/// An answer from an implementation to one check.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Answer {
-    Result(Value),
-    Error {
-        code: String,
-        line: Option<u64>,
-        sequence: Option<i64>,
-        index: Option<u64>,
-        message: String,
-    },
-}
-
-impl Answer {
-    pub fn to_json(&self) -> Value {
-        match self {
-            Answer::Result(v) => Value::object([("result", v.clone())]),
-            Answer::Error {
-                code,
-                line,
-                sequence,
-                index,
-                message,
-            } => {
-                let mut e = vec![
-                    ("code".to_owned(), Value::from(code.as_str())),
-                    ("line".to_owned(), line.map_or(Value::Null, Value::from_u64)),
-                    (
-                        "sequence".to_owned(),
-                        sequence.map_or(Value::Null, Value::from_i64),
-                    ),
-                    ("message".to_owned(), Value::from(message.as_str())),
-                ];
-                if let Some(i) = index {
-                    e.push(("index".into(), Value::from_u64(*i)));
-                }
-                Value::object([("error", Value::Object(e))])
-            }
-        }
-    }
-}
-
-/// Why an answer does not match (`None` from [`compare`] means it matches).
-pub fn compare(expect: &Expect, answer: &Answer) -> Option<String> {
-    match (expect, answer) {
-        (Expect::Result { value, sha256 }, Answer::Result(got)) => {
-            if let Some(diff) = first_difference(value, got, String::new()) {
-                return Some(diff);
-            }
-            if let (Some(h), Value::String(text)) = (sha256, got) {
-                let got_h = crate::fingerprint::sha256_hex(text.as_bytes());
-                if *h != got_h {
-                    return Some(format!("sha256 of the result: expected {h}, got {got_h}"));
-                }
-            }
-            None
-        }
-        (
-            Expect::Result { .. },
-            Answer::Error {
-                code,
-                line,
-                message,
-                ..
-            },
-        ) => Some(format!(
-            "expected a result, got error `{code}` (line {}): {message}",
-            line.map_or("-".into(), |l| l.to_string())
-        )),
-        (Expect::Error { codes, .. }, Answer::Result(got)) => Some(format!(
-            "expected error `{}`, got a result: {}",
-            codes.join("` or `"),
-            crate::error::shorten(crate::canonical::to_string(got).as_bytes(), 200)
-        )),
-        (
-            Expect::Error {
-                codes,
-                line,
-                sequence,
-                index,
-            },
-            Answer::Error {
-                code,
-                line: got_line,
-                sequence: got_seq,
-                index: got_index,
-                ..
-            },
-        ) => {
-            if !codes.iter().any(|c| c == code) {
-                return Some(format!(
-                    "expected error `{}`, got `{code}`",
-                    codes.join("` or `")
-                ));
-            }
-            if line.is_some() && line != got_line {
-                return Some(format!(
-                    "error `{code}`: expected at line {}, reported at {}",
-                    line.unwrap(),
-                    got_line.map_or("no line".into(), |l| format!("line {l}"))
-                ));
-            }
-            if sequence.is_some() && sequence != got_seq {
-                return Some(format!(
-                    "error `{code}`: expected sequence {}, reported {}",
-                    sequence.unwrap(),
-                    got_seq.map_or("no sequence".into(), |s| format!("sequence {s}"))
-                ));
-            }
-            if index.is_some() && index != got_index {
-                return Some(format!(
-                    "error `{code}`: expected index {}, reported {}",
-                    index.unwrap(),
-                    got_index.map_or("no index".into(), |s| format!("index {s}"))
-                ));
-            }
-            None
-        }
-    }
-}
-
-/// The first place two JSON values differ, as a JSON Pointer with both sides.
-pub fn first_difference(want: &Value, got: &Value, ptr: String) -> Option<String> {
-    difference_at(want, got, ptr).map(|(p, what)| {
-        let here = if p.is_empty() { "/" } else { p.as_str() };
-        format!("{here}: {what}")
-    })
-}
-
-/// The JSON Pointer (RFC 6901; `""` is the whole value) of the first place two JSON
-/// values differ, in the order [`first_difference`] reports it.
-pub fn first_difference_pointer(want: &Value, got: &Value) -> Option<String> {
-    difference_at(want, got, String::new()).map(|(p, _)| p)
-}
-
-fn difference_at(want: &Value, got: &Value, ptr: String) -> Option<(String, String)> {
-    let show = |v: &Value| crate::error::shorten(crate::canonical::to_string(v).as_bytes(), 200);
-    let member = |k: &str| format!("{ptr}/{}", k.replace('~', "~0").replace('/', "~1"));
-    match (want, got) {
-        (Value::Object(a), Value::Object(_)) => {
-            for (k, v) in a {
-                let p = member(k);
-                match got.get(k) {
-                    None => return Some((p, format!("missing (expected {})", show(v)))),
-                    Some(w) => {
-                        if let Some(d) = difference_at(v, w, p) {
-                            return Some(d);
-                        }
-                    }
-                }
-            }
-            for (k, w) in got.as_object().unwrap() {
-                if want.get(k).is_none() {
-                    return Some((member(k), format!("unexpected member (got {})", show(w))));
-                }
-            }
-            None
-        }
-        (Value::Array(a), Value::Array(b)) => {
-            for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                if let Some(d) = difference_at(x, y, format!("{ptr}/{i}")) {
-                    return Some(d);
-                }
-            }
-            if a.len() != b.len() {
-                let what = format!("expected {} elements, got {}", a.len(), b.len());
-                return Some((ptr, what));
-            }
-            None
-        }
-        _ if want.same(got) => None,
-        _ => Some((ptr, format!("expected {}, got {}", show(want), show(got)))),
-    }
 }
 
 fn err<T>(where_: &str, msg: impl std::fmt::Display) -> Result<T, String> {
@@ -442,105 +217,134 @@ pub fn parse_file(
         .ok_or(format!("{group}.json: `cases` must be an array"))?;
     let mut out: Vec<Case> = Vec::new();
     for (i, c) in cases.iter().enumerate() {
-        let where0 = format!("{group}.json: case #{i}");
-        let cm = c
-            .as_object()
-            .ok_or(format!("{where0}: must be an object"))?;
-        for (k, _) in cm {
-            if !CASE_FIELDS.contains(&k.as_str()) {
-                return err(&where0, format!("unknown member `{k}`"));
-            }
+        let case = parse_case(c, i, group, read_file)?;
+        if out.iter().any(|x| x.name == case.name) {
+            return err(&case.id, "duplicate case name in this file");
         }
-        let name = c
-            .get("name")
-            .and_then(Value::as_str)
-            .ok_or(format!("{where0}: `name` is required"))?;
-        let where_ = format!("{group}/{name}");
-        if !valid_name(name) {
-            return err(&where_, "`name` must match [a-z0-9][a-z0-9._-]*");
-        }
-        if out.iter().any(|x| x.name == name) {
-            return err(&where_, "duplicate case name in this file");
-        }
-        let description = c
-            .get("description")
-            .and_then(Value::as_str)
-            .ok_or(format!("{where_}: `description` is required"))?
-            .to_owned();
-        let rules = strings(c.get("rules").unwrap_or(&Value::Null), &where_, "rules")?;
-        if rules.is_empty() {
-            return err(&where_, "`rules` must name at least one rule");
-        }
-        let tags = match c.get("tags") {
-            None => vec![],
-            Some(t) => strings(t, &where_, "tags")?,
-        };
-        let level = match c.get("level") {
-            None => Level::Must,
-            Some(l) => l.as_str().and_then(Level::parse).ok_or(format!(
-                "{where_}: `level` must be must, should or implementation-defined"
-            ))?,
-        };
-        let profile = match c.get("profile") {
-            None => Profile::Core,
-            Some(p) => p.as_str().and_then(Profile::parse).ok_or(format!(
-                "{where_}: `profile` must be core, trace-0.1 or yoagent-0.26"
-            ))?,
-        };
-        let (input, input_form) =
-            match (c.get("input"), c.get("input_base64"), c.get("input_file")) {
-                (Some(Value::String(s)), None, None) => (s.as_bytes().to_vec(), InputForm::Text),
-                (None, Some(Value::String(b)), None) => (
-                    base64::engine::general_purpose::STANDARD
-                        .decode(b)
-                        .map_err(|e| format!("{where_}: `input_base64`: {e}"))?,
-                    InputForm::Base64,
-                ),
-                (None, None, Some(Value::String(f))) => (
-                    read_file(f).map_err(|e| format!("{where_}: `input_file` {f:?}: {e}"))?,
-                    InputForm::File(f.clone()),
-                ),
-                _ => return err(
-                    &where_,
-                    "exactly one of `input`, `input_base64`, `input_file` (a string) is required",
-                ),
-            };
-        let checks_v = c
-            .get("checks")
-            .and_then(Value::as_array)
-            .ok_or(format!("{where_}: `checks` must be an array"))?;
-        if checks_v.is_empty() {
-            return err(&where_, "`checks` must not be empty");
-        }
-        let mut checks = Vec::new();
-        for (j, ch) in checks_v.iter().enumerate() {
-            let wj = format!("{where_}: check #{j}");
-            let chm = ch.as_object().ok_or(format!("{wj}: must be an object"))?;
-            for (k, _) in chm {
-                if k != "op" && k != "expect" {
-                    return err(&wj, format!("unknown member `{k}`"));
-                }
-            }
-            let op = Operation::from_json(ch.get("op").unwrap_or(&Value::Null))
-                .map_err(|e| format!("{wj}: {e}"))?;
-            let expect = parse_expect(ch.get("expect").unwrap_or(&Value::Null), &wj)?;
-            checks.push(Check { op, expect });
-        }
-        out.push(Case {
-            id: where_.clone(),
-            group: group.to_owned(),
-            name: name.to_owned(),
-            description,
-            rules,
-            tags,
-            level,
-            profile,
-            input,
-            input_form,
-            checks,
-        });
+        out.push(case);
     }
     Ok(out)
+}
+
+/// Case `#i` of group `group`'s file.
+fn parse_case(
+    c: &Value,
+    i: usize,
+    group: &str,
+    read_file: &dyn Fn(&str) -> Result<Vec<u8>, String>,
+) -> Result<Case, String> {
+    let where0 = format!("{group}.json: case #{i}");
+    let cm = c
+        .as_object()
+        .ok_or(format!("{where0}: must be an object"))?;
+    for (k, _) in cm {
+        if !CASE_FIELDS.contains(&k.as_str()) {
+            return err(&where0, format!("unknown member `{k}`"));
+        }
+    }
+    let name = c
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or(format!("{where0}: `name` is required"))?;
+    let where_ = format!("{group}/{name}");
+    if !valid_name(name) {
+        return err(&where_, "`name` must match [a-z0-9][a-z0-9._-]*");
+    }
+    let description = c
+        .get("description")
+        .and_then(Value::as_str)
+        .ok_or(format!("{where_}: `description` is required"))?
+        .to_owned();
+    let rules = strings(c.get("rules").unwrap_or(&Value::Null), &where_, "rules")?;
+    if rules.is_empty() {
+        return err(&where_, "`rules` must name at least one rule");
+    }
+    let tags = match c.get("tags") {
+        None => vec![],
+        Some(t) => strings(t, &where_, "tags")?,
+    };
+    let level = match c.get("level") {
+        None => Level::Must,
+        Some(l) => l.as_str().and_then(Level::parse).ok_or(format!(
+            "{where_}: `level` must be must, should or implementation-defined"
+        ))?,
+    };
+    let profile = match c.get("profile") {
+        None => Profile::Core,
+        Some(p) => p.as_str().and_then(Profile::parse).ok_or(format!(
+            "{where_}: `profile` must be core, trace-0.1 or yoagent-0.26"
+        ))?,
+    };
+    let (input, input_form) = parse_input(c, &where_, read_file)?;
+    let checks = parse_checks(c, &where_)?;
+    Ok(Case {
+        id: where_.clone(),
+        group: group.to_owned(),
+        name: name.to_owned(),
+        description,
+        rules,
+        tags,
+        level,
+        profile,
+        input,
+        input_form,
+        checks,
+    })
+}
+
+/// A case's input bytes: exactly one of `input`, `input_base64`, `input_file`.
+fn parse_input(
+    c: &Value,
+    where_: &str,
+    read_file: &dyn Fn(&str) -> Result<Vec<u8>, String>,
+) -> Result<(Vec<u8>, InputForm), String> {
+    Ok(
+        match (c.get("input"), c.get("input_base64"), c.get("input_file")) {
+            (Some(Value::String(s)), None, None) => (s.as_bytes().to_vec(), InputForm::Text),
+            (None, Some(Value::String(b)), None) => (
+                base64::engine::general_purpose::STANDARD
+                    .decode(b)
+                    .map_err(|e| format!("{where_}: `input_base64`: {e}"))?,
+                InputForm::Base64,
+            ),
+            (None, None, Some(Value::String(f))) => (
+                read_file(f).map_err(|e| format!("{where_}: `input_file` {f:?}: {e}"))?,
+                InputForm::File(f.clone()),
+            ),
+            _ => {
+                return err(
+                    where_,
+                    "exactly one of `input`, `input_base64`, `input_file` (a string) is required",
+                )
+            }
+        },
+    )
+}
+
+/// A case's checks: at least one `{"op":...,"expect":...}`.
+fn parse_checks(c: &Value, where_: &str) -> Result<Vec<Check>, String> {
+    let checks_v = c
+        .get("checks")
+        .and_then(Value::as_array)
+        .ok_or(format!("{where_}: `checks` must be an array"))?;
+    if checks_v.is_empty() {
+        return err(where_, "`checks` must not be empty");
+    }
+    let mut checks = Vec::new();
+    for (j, ch) in checks_v.iter().enumerate() {
+        let wj = format!("{where_}: check #{j}");
+        let chm = ch.as_object().ok_or(format!("{wj}: must be an object"))?;
+        for (k, _) in chm {
+            if k != "op" && k != "expect" {
+                return err(&wj, format!("unknown member `{k}`"));
+            }
+        }
+        let op = Operation::from_json(ch.get("op").unwrap_or(&Value::Null))
+            .map_err(|e| format!("{wj}: {e}"))?;
+        let expect = parse_expect(ch.get("expect").unwrap_or(&Value::Null), &wj)?;
+        checks.push(Check { op, expect });
+    }
+    Ok(checks)
 }
 
 /// The vector corpus embedded at build time: `(path under conformance/, bytes)`.

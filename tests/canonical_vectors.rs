@@ -9,8 +9,10 @@ use std::path::Path;
 
 use journal_conformance::adapter::Reference;
 use journal_conformance::ops::Operation;
-use journal_conformance::runner::{run_case, Outcome};
-use journal_conformance::vectors::{self, Expect};
+use journal_conformance::record::Outcome;
+use journal_conformance::runner::run_case;
+use journal_conformance::vectors;
+use journal_conformance::verdict::Expect;
 
 /// The rule ids canonical vectors may cite.
 const RULES: &[&str] = &[

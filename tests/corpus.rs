@@ -5,8 +5,10 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use journal_conformance::adapter::Reference;
-use journal_conformance::runner::{load_corpus, run_case, Outcome};
-use journal_conformance::vectors::{self, Expect};
+use journal_conformance::record::Outcome;
+use journal_conformance::runner::{load_corpus, run_case};
+use journal_conformance::vectors;
+use journal_conformance::verdict::Expect;
 use journal_conformance::ErrorCode;
 
 fn spec_rule_ids() -> BTreeSet<String> {

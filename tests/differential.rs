@@ -13,10 +13,12 @@ use journal_conformance::adapter::{
 };
 use journal_conformance::differential::{self, DiffOptions, DiffReport, Kind, Trial};
 use journal_conformance::event::Profile;
-use journal_conformance::explain::Cause;
 use journal_conformance::ops::Operation;
-use journal_conformance::runner::{run_case, Outcome};
-use journal_conformance::vectors::{self, Answer};
+use journal_conformance::record::Outcome;
+use journal_conformance::runner::run_case;
+use journal_conformance::vectors;
+use journal_conformance::verdict::Answer;
+use journal_conformance::verdict::Cause;
 
 const BIN: &str = env!("CARGO_BIN_EXE_journal-conformance");
 
@@ -39,10 +41,7 @@ fn opts<'a>(cases: u32, seed: u64, known: &'a BTreeSet<String>) -> DiffOptions<'
 }
 
 fn kinds_of<'a>(r: &'a DiffReport, rule: &str) -> Vec<&'a Kind> {
-    r.kinds
-        .iter()
-        .filter(|k| k.rule.as_deref() == Some(rule))
-        .collect()
+    r.kinds.iter().filter(|k| k.rule.id() == rule).collect()
 }
 
 fn summary(r: &DiffReport) -> String {
@@ -134,9 +133,9 @@ fn two_independent_faults_give_two_kinds_and_two_counterexamples() {
             panic!("no answer")
         };
         let d = differential::classify(&trial, &check.expect, &answer, &none).unwrap();
-        assert_eq!((d.cause, d.rule.as_deref()), (k.cause, k.rule.as_deref()));
+        assert_eq!((d.cause, d.rule), (k.cause, Some(k.rule)));
         // Shrunk: a stop-reason counterexample is one short journal.
-        if k.rule.as_deref() == Some("R-STOP-1") {
+        if k.rule.id() == "R-STOP-1" {
             let lines = case
                 .input
                 .split(|&b| b == b'\n')
@@ -167,9 +166,7 @@ fn a_known_rule_does_not_hide_a_fault_of_another_rule() {
     let r = differential::run(&mut fake("drop-tools"), &opts(150, 5, &known)).unwrap();
     assert!(!r.kinds.is_empty(), "{}", summary(&r));
     assert!(
-        r.kinds
-            .iter()
-            .all(|k| k.known && k.rule.as_deref() == Some("R-TOOL-1")),
+        r.kinds.iter().all(|k| k.known && k.rule.id() == "R-TOOL-1"),
         "{}",
         summary(&r)
     );
@@ -197,7 +194,7 @@ fn a_known_rule_does_not_hide_a_fault_of_another_rule() {
         "{s}"
     );
     for k in &r.kinds {
-        assert_eq!(k.known, k.rule.as_deref() == Some("R-TOOL-1"), "{s}");
+        assert_eq!(k.known, k.rule.id() == "R-TOOL-1", "{s}");
     }
 }
 
@@ -210,7 +207,7 @@ fn tree_canonical_and_store_faults_are_found_by_the_new_generators() {
     let has = |op: &str, rule: &str, detail: &str| {
         r.kinds
             .iter()
-            .any(|k| k.op == op && k.rule.as_deref() == Some(rule) && k.detail.starts_with(detail))
+            .any(|k| k.op == op && k.rule.id() == rule && k.detail.starts_with(detail))
     };
     assert!(has("tree_inspect", "T-TIPS-1", "/"), "{s}");
     assert!(has("tree_apply", "T-SAVE-1", "/tree"), "{s}");

@@ -115,8 +115,11 @@ fn case_seeds(seeds: &mut Seeds, case: &Case) {
         b"{\"protocol\":1,\"implementation\":{\"name\":\"seed\"},\"operations\":[\"validate\"],\"profiles\":[\"core\"]}\n",
     );
     for (i, check) in case.checks.iter().enumerate() {
-        let answer =
-            journal_conformance::adapter::reference_answer(&check.op, case.profile, &case.input);
+        let answer = journal_conformance::adapter::reference::reference_answer(
+            &check.op,
+            case.profile,
+            &case.input,
+        );
         let Ok(a) = answer else { continue };
         let mut reply = a.to_json();
         if let Value::Object(m) = &mut reply {
@@ -125,7 +128,7 @@ fn case_seeds(seeds: &mut Seeds, case: &Case) {
         persistent.extend(canonical::to_string(&reply).into_bytes());
         persistent.push(b'\n');
         let (status, body) = match &a {
-            journal_conformance::vectors::Answer::Result(v) => (0u8, canonical::to_string(v)),
+            journal_conformance::verdict::Answer::Result(v) => (0u8, canonical::to_string(v)),
             e => (1u8, canonical::to_string(e.to_json().get("error").unwrap())),
         };
         let mut one = vec![1u8, status];

@@ -7,7 +7,8 @@ use std::process::Command;
 use journal_conformance::adapter::Reference;
 use journal_conformance::event::Profile;
 use journal_conformance::generate::cli::{self, EventRange, GenerateArgs};
-use journal_conformance::runner::{run_case, Outcome};
+use journal_conformance::record::Outcome;
+use journal_conformance::runner::run_case;
 use journal_conformance::vectors;
 
 struct TempDir(PathBuf);

@@ -6,7 +6,7 @@ use journal_conformance::event::Profile;
 use journal_conformance::inprocess::run_corpus;
 use journal_conformance::json::Value;
 use journal_conformance::ops::Operation;
-use journal_conformance::vectors::Answer;
+use journal_conformance::verdict::Answer;
 
 #[test]
 fn the_reference_conforms_in_process() {

@@ -6,14 +6,15 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use journal_conformance::adapter::{run_request, serve, start_request, stop_request};
+use journal_conformance::adapter::protocol::Request;
+use journal_conformance::adapter::serve;
 use journal_conformance::canonical;
 use journal_conformance::runner::load_corpus;
 
 #[test]
 fn protocol_traffic_matches_the_schemas() {
     // One check per operation (and per error/result kind) from the corpus.
-    let mut requests = vec![start_request()];
+    let mut requests = vec![Request::Start.to_json()];
     let mut seen = std::collections::BTreeSet::new();
     let mut id = 0;
     for case in load_corpus(None).unwrap() {
@@ -22,18 +23,26 @@ fn protocol_traffic_matches_the_schemas() {
                 ch.op.name(),
                 matches!(
                     ch.expect,
-                    journal_conformance::vectors::Expect::Error { .. }
+                    journal_conformance::verdict::Expect::Error { .. }
                 ),
                 case.profile.as_str(),
             );
             if seen.insert(key) {
                 id += 1;
-                requests.push(run_request(id, &ch.op, case.profile, &case.input));
+                requests.push(
+                    Request::Run {
+                        id,
+                        op: &ch.op,
+                        profile: case.profile,
+                        input: &case.input,
+                    }
+                    .to_json(),
+                );
             }
         }
     }
     assert!(seen.len() >= 10, "{seen:?}");
-    requests.push(stop_request());
+    requests.push(Request::Stop.to_json());
     let mut session = String::new();
     for r in &requests {
         session.push_str(&canonical::to_string(r));

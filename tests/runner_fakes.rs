@@ -283,7 +283,7 @@ fn differential_testing_shrinks_a_disagreement_into_a_vector() {
         );
         assert_eq!(
             journal_conformance::runner::run_case(&mut reference, case).outcome,
-            journal_conformance::runner::Outcome::Passed
+            journal_conformance::record::Outcome::Passed
         );
     }
     let r = Command::new(BIN)

@@ -11,7 +11,7 @@ use crate::cli::{EXIT_OK, EXIT_USAGE};
 /// Run `serve`; returns the exit status.
 pub fn run() -> i32 {
     let stdin = io::stdin();
-    match crate::adapter::serve(stdin.lock(), io::stdout().lock()) {
+    match crate::adapter::serve::serve(stdin.lock(), io::stdout().lock()) {
         Ok(()) => EXIT_OK,
         Err(e) => {
             eprintln!("error: {e}");

@@ -11,7 +11,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use crate::cli::{EXIT_OK, EXIT_USAGE};
-use crate::explain::{self, Preview};
+use crate::preview::{self, Preview};
 use crate::vectors::Case;
 use crate::{canonical, runner};
 
@@ -77,7 +77,7 @@ pub fn render(case: &Case) -> String {
         case.id, case.description
     );
     for r in &case.rules {
-        let t = explain::title(r).unwrap_or("(not a rule of this SPEC.md)");
+        let t = crate::rules::title(r).unwrap_or("(not a rule of this SPEC.md)");
         s.push_str(&format!("    {r}: {t}\n"));
     }
     let tags = if case.tags.is_empty() {
@@ -96,7 +96,7 @@ pub fn render(case: &Case) -> String {
             n + 1,
             canonical::to_string(&c.op.to_json())
         ));
-        let e = explain::escape(canonical::to_string(&c.expect.to_json()).as_bytes(), 4000).0;
+        let e = preview::escape(canonical::to_string(&c.expect.to_json()).as_bytes(), 4000).0;
         s.push_str(&format!("       expect: {e}\n"));
     }
     s

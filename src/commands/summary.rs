@@ -4,11 +4,15 @@
 //!
 //! The shards of one `--partition` run are merged into the verdict of the unsharded run,
 //! and the command exits with the worst verdict over implementations (`X-VERDICT-1`,
-//! `X-EXIT-1`). The table is [`crate::runner::summary_command`].
+//! `X-EXIT-1`). The table is [`crate::report::summary`]'s.
 
 use std::path::PathBuf;
 
 use crate::cli::EXIT_USAGE;
+use crate::report::{
+    self,
+    summary::{merge_shards, table, ReportSummary},
+};
 
 /// Arguments of `summary`.
 #[derive(clap::Args, Debug)]
@@ -35,5 +39,30 @@ pub fn run(args: SummaryArgs) -> i32 {
             return EXIT_USAGE;
         }
     }
-    crate::runner::summary_command(&reports, json)
+    let mut all = Vec::new();
+    for p in &reports {
+        match report::read(p)
+            .map_err(|e| e.to_string())
+            .and_then(|r| ReportSummary::of(&r).map_err(|e| e.to_string()))
+        {
+            Ok(s) => all.push(s),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return EXIT_USAGE;
+            }
+        }
+    }
+    let merged = match merge_shards(all) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    print!("{}", table(&merged, json));
+    merged
+        .iter()
+        .map(|r| r.status().code)
+        .max()
+        .unwrap_or(EXIT_USAGE)
 }

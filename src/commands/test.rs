@@ -1,10 +1,15 @@
 //! `journal-conformance test`: its arguments (declared with clap like every other
 //! command) and their translation into [`crate::runner::Options`].
 
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::runner::{Format, LevelSelect, Options, Partition, Selection};
+use crate::record::CaseRecord;
+use crate::report::Header;
+use crate::runner::{
+    Format, LevelSelect, Options, Partition, Printer, Reporter, RunError, RunOutcome, Selection,
+};
 
 const AFTER_HELP: &str = "\
 SELECTING CASES
@@ -152,7 +157,8 @@ pub fn run(t: TestArgs) -> i32 {
         return 2;
     }
     let default_properties = if t.adapter.is_some() { 256 } else { 0 };
-    crate::runner::run(Options {
+    let (list, format) = (t.list, t.format);
+    let opts = Options {
         adapter: t.adapter,
         one_shot: t.one_shot,
         corpus: t.corpus,
@@ -176,8 +182,116 @@ pub fn run(t: TestArgs) -> i32 {
         properties: t.properties.unwrap_or(default_properties),
         seed: t.seed,
         counterexamples: t.counterexamples,
-        list: t.list,
-        format: t.format,
         fail_fast: t.fail_fast,
-    })
+    };
+    if list {
+        return match crate::runner::list(&opts, format == Format::Json) {
+            Ok(lines) => {
+                let mut o = std::io::stdout().lock();
+                for l in lines {
+                    let _ = writeln!(o, "{l}");
+                }
+                0
+            }
+            Err(e) => fail(&e),
+        };
+    }
+    let mut reporter = Progress::new(Printer::new(format));
+    let outcome = match crate::runner::run(&opts, &mut reporter) {
+        Ok(o) => o,
+        Err(e) => return fail(&e),
+    };
+    let mut status = outcome.exit_status();
+    if let Err(errors) = crate::runner::write_outputs(&opts, &outcome) {
+        for e in errors {
+            eprintln!("error: {e}");
+        }
+        status = 2;
+    }
+    status
+}
+
+fn fail(e: &RunError) -> i32 {
+    eprintln!("error: {e}");
+    e.status
+}
+
+/// The printer with progress bars on a terminal: one over the corpus, a spinner over
+/// the properties phase (indicatif; printing suspends the bar).
+struct Progress {
+    inner: Printer,
+    bar: Option<indicatif::ProgressBar>,
+    spinner: Option<indicatif::ProgressBar>,
+}
+
+impl Progress {
+    fn new(inner: Printer) -> Progress {
+        Progress {
+            inner,
+            bar: None,
+            spinner: None,
+        }
+    }
+
+    fn with(&mut self, f: impl FnOnce(&mut Printer)) {
+        match &self.bar {
+            Some(b) => b.suspend(|| f(&mut self.inner)),
+            None => f(&mut self.inner),
+        }
+    }
+}
+
+impl Reporter for Progress {
+    fn start(&mut self, header: &Header, note: &str) {
+        self.inner.start(header, note);
+        let cases = header.cases;
+        self.bar = (std::io::stderr().is_terminal() && cases > 0).then(|| {
+            let b = indicatif::ProgressBar::new(cases);
+            b.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{prefix} [{bar:30}] {pos}/{len} cases, {elapsed} elapsed, ETA {eta}",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+                .progress_chars("=> "),
+            );
+            b.set_prefix("corpus");
+            b
+        });
+    }
+
+    fn case(&mut self, r: &CaseRecord) {
+        if let Some(b) = &self.bar {
+            b.inc(1);
+        }
+        self.with(|p| p.case(r));
+    }
+
+    fn corpus_done(&mut self) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+        self.inner.corpus_done();
+    }
+
+    fn properties_start(&mut self, cases: u32) {
+        self.spinner = std::io::stderr().is_terminal().then(|| {
+            let s = indicatif::ProgressBar::new_spinner();
+            s.set_message(format!(
+                "properties: comparing {cases} generated cases with the reference"
+            ));
+            s.enable_steady_tick(Duration::from_millis(120));
+            s
+        });
+    }
+
+    fn properties_done(&mut self, error: Option<&str>) {
+        if let Some(s) = self.spinner.take() {
+            s.finish_and_clear();
+        }
+        self.inner.properties_done(error);
+    }
+
+    fn finish(&mut self, outcome: &RunOutcome) {
+        self.inner.finish(outcome);
+    }
 }

@@ -2,12 +2,14 @@
 //! implementation offers, and each distinct kind of differential disagreement turned
 //! into a case record (`properties/<op>/<8 hex>`) counted like any other case.
 
-use super::record::{run_case, CaseRecord, Outcome};
-use super::report::PropertiesSummary;
-use super::select::SkipList;
+use super::case::run_case;
+use super::skiplist::SkipList;
+use super::Options;
 use crate::adapter::{ImplInfo, Implementation};
-use crate::explain::Cause;
 use crate::json::Value;
+use crate::record::{CaseRecord, Outcome};
+use crate::report::PropertiesSummary;
+use crate::verdict::Cause;
 
 /// The operations the differential generator exercises: all of them.
 pub const GENERATED_OPS: &[&str] = &crate::ops::OPERATIONS;
@@ -26,6 +28,37 @@ pub fn not_comparable(info: &ImplInfo) -> Option<String> {
         ));
     }
     None
+}
+
+/// Run the phase on `imp` (SPEC.md 13.6) and give its kinds as records, with its
+/// summary; an implementation that offers none of the generated operations gives a
+/// summary saying why nothing was compared.
+pub fn run_phase(
+    imp: &mut dyn Implementation,
+    opts: &Options,
+    skips: &SkipList,
+) -> Result<(Vec<CaseRecord>, PropertiesSummary), String> {
+    if let Some(why) = not_comparable(imp.info()) {
+        let summary = PropertiesSummary {
+            cases: u64::from(opts.properties),
+            skipped: Some(why),
+            ..PropertiesSummary::default()
+        };
+        return Ok((Vec::new(), summary));
+    }
+    let out = crate::differential::run(
+        imp,
+        &crate::differential::DiffOptions {
+            cases: opts.properties,
+            seed: opts.seed,
+            fail_fast: opts.fail_fast,
+            partition: opts.partition.map(|p| p.k_n()),
+            known_rules: &skips.known_set(),
+            counterexamples: opts.counterexamples.as_deref(),
+            max_shrunk_kinds: 16,
+        },
+    )?;
+    Ok(convert(imp, out, skips))
 }
 
 /// Turn the differential phase's report into case records and the phase's summary.
@@ -62,7 +95,7 @@ pub fn convert(
         let mut rec = run_case(imp, case);
         rec.id = k.id.clone();
         rec.group = format!("properties/{}", k.op);
-        rec.rules = k.rule.iter().cloned().collect();
+        rec.rules = vec![k.rule.id().to_owned()];
         if rec.outcome == Outcome::Passed || rec.outcome == Outcome::Skipped {
             // Disagreed during the phase, agrees when asked again: still a disagreement.
             rec.outcome = Outcome::Failed;
@@ -85,7 +118,7 @@ pub fn convert(
         }
         rec.message = detail;
         if k.known {
-            let rule = k.rule.as_deref().unwrap_or("-");
+            let rule = k.rule.id();
             let (entry, why) = skips
                 .known_disagreement(&k.op, rule)
                 .unwrap_or_else(|| (rule.to_owned(), String::new()));
@@ -97,10 +130,7 @@ pub fn convert(
             );
         }
         rec.extra = vec![
-            (
-                "rule".into(),
-                k.rule.as_deref().map_or(Value::Null, Value::from),
-            ),
+            ("rule".into(), Value::from(k.rule.id())),
             (
                 "first_case".into(),
                 Value::from_u64(u64::from(k.first_case)),
@@ -115,30 +145,39 @@ pub fn convert(
         records.push(rec);
     }
     if out.errored > 0 {
-        let why = out
-            .skipped_ops
-            .iter()
-            .find(|(op, _)| op == "*")
-            .map_or(String::new(), |(_, w)| format!("; {w}"));
-        records.push(CaseRecord {
-            id: "properties/adapter-faults".into(),
-            group: "properties".into(),
-            level: crate::vectors::Level::Must,
-            outcome: Outcome::Errored,
-            message: format!(
-                "{} generated checks were not answered (crash, timeout or protocol error){why}",
-                out.errored
-            ),
-            cause: Some(Cause::AdapterFault),
-            rules: vec!["A-FAULT-1".into()],
-            tags: Vec::new(),
-            description: "adapter faults during the properties phase".into(),
-            input: crate::explain::Preview::default(),
-            checks: Vec::new(),
-            duration: std::time::Duration::ZERO,
-            stderr: imp.stderr_tail(),
-            extra: Vec::new(),
-        });
+        records.push(faults_record(imp, out.errored, &out.skipped_ops));
     }
     (records, summary)
+}
+
+/// The adapter faults of the phase, as one errored case `properties/adapter-faults`, so
+/// they count everywhere like any other fault.
+fn faults_record(
+    imp: &dyn Implementation,
+    errored: u32,
+    skipped_ops: &[(String, String)],
+) -> CaseRecord {
+    let why = skipped_ops
+        .iter()
+        .find(|(op, _)| op == "*")
+        .map_or(String::new(), |(_, w)| format!("; {w}"));
+    CaseRecord {
+        id: "properties/adapter-faults".into(),
+        group: "properties".into(),
+        level: crate::vectors::Level::Must,
+        outcome: Outcome::Errored,
+        message: format!(
+            "{} generated checks were not answered (crash, timeout or protocol error){why}",
+            errored
+        ),
+        cause: Some(Cause::AdapterFault),
+        rules: vec!["A-FAULT-1".into()],
+        tags: Vec::new(),
+        description: "adapter faults during the properties phase".into(),
+        input: Some(crate::preview::Preview::default()),
+        checks: Vec::new(),
+        duration: std::time::Duration::ZERO,
+        stderr: imp.stderr_tail(),
+        extra: Vec::new(),
+    }
 }

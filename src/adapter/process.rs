@@ -1,0 +1,433 @@
+//! Supervision of adapter processes (SPEC.md 13.4): every adapter runs in its own
+//! process group, so the real program behind a wrapper (`bash wrap.sh`, `npm run`,
+//! `npx tsx`) is reached too. On a timeout, a crash, a protocol error, a restart, the end
+//! of the run and SIGINT/SIGTERM to the runner the whole group is ended (SIGTERM, a short
+//! grace, SIGKILL) and the leader reaped. `--timeout` bounds every wait whatever the
+//! adapter prints; every stream it writes is read by a thread with a bound (a reply line,
+//! a one-shot's stdout, a stderr tail), so no adapter can exhaust the runner's memory.
+
+use std::collections::{BTreeSet, VecDeque};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The longest reply line (persistent) and the most stdout of one run (one-shot)
+/// accepted from an adapter: 64 MiB, an implementation limit (a babbling adapter is
+/// cut off and the check errored).
+pub const MAX_REPLY: usize = 64 << 20;
+/// Restarts failing in a row before an adapter is declared dead.
+pub const MAX_RESTARTS: u32 = 3;
+/// How much of an adapter's stderr is kept for diagnostics.
+const STDERR_TAIL: usize = 4096;
+
+/// An adapter command line, split as a POSIX shell splits words (quotes, backslash
+/// escapes) by the `shell-words` crate, with leading `NAME=value` words applied as
+/// environment variables of the adapter, as a shell does. No other shell syntax
+/// (pipes, `$VAR`, globs) is interpreted: write `sh -c '...'` for that.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AdapterCommand {
+    pub env: Vec<(String, String)>,
+    pub argv: Vec<String>,
+}
+
+fn is_assignment(word: &str) -> Option<(String, String)> {
+    let (name, value) = word.split_once('=')?;
+    let mut chars = name.chars();
+    let first = chars.next()?;
+    let ok = (first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    ok.then(|| (name.to_owned(), value.to_owned()))
+}
+
+/// Split `cmd` into environment assignments and argv (see [`AdapterCommand`]).
+pub fn parse_command(cmd: &str) -> Result<AdapterCommand, String> {
+    let words = shell_words::split(cmd).map_err(|e| format!("adapter command {cmd:?}: {e}"))?;
+    let mut env = Vec::new();
+    let mut rest = words.into_iter().peekable();
+    while let Some((k, v)) = rest.peek().and_then(|w| is_assignment(w)) {
+        env.push((k, v));
+        rest.next();
+    }
+    let argv: Vec<String> = rest.collect();
+    if argv.is_empty() {
+        return Err(format!("adapter command {cmd:?} names no program"));
+    }
+    Ok(AdapterCommand { env, argv })
+}
+
+/// Bounds on everything the runner waits for or reads from an adapter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Bounds every wait: the handshake, each check, the stop.
+    pub timeout: Duration,
+    /// Between SIGTERM and SIGKILL to the adapter's process group.
+    pub grace: Duration,
+    /// The longest reply line accepted in persistent mode.
+    pub max_reply: usize,
+    /// The most stdout accepted from one one-shot run.
+    pub max_output: usize,
+    /// Restarts failing in a row before the adapter is declared dead.
+    pub max_restarts: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            timeout: Duration::from_secs(10),
+            grace: Duration::from_secs(1),
+            max_reply: MAX_REPLY,
+            max_output: MAX_REPLY,
+            max_restarts: MAX_RESTARTS,
+        }
+    }
+}
+
+impl Limits {
+    /// The `--timeout` given, everything else default.
+    pub fn with_timeout(timeout: Duration) -> Limits {
+        Limits {
+            timeout,
+            ..Limits::default()
+        }
+    }
+}
+
+/// Process groups of adapters that are running now (ended on SIGINT/SIGTERM), and
+/// whether the runner is shutting down (then no adapter is started any more).
+static LIVE_GROUPS: Mutex<(BTreeSet<i32>, bool)> = Mutex::new((BTreeSet::new(), false));
+
+pub(crate) fn signal_group(pgid: i32, sig: i32) -> bool {
+    // SAFETY: kill(2) with a negative pid signals a process group; no memory is touched.
+    unsafe { libc::kill(-pgid, sig) == 0 }
+}
+
+/// End every adapter process group still running (TERM, `grace`, KILL). Called on
+/// SIGINT/SIGTERM to the runner, just before it exits.
+pub fn end_all_groups(grace: Duration) {
+    let groups: Vec<i32> = {
+        let mut g = LIVE_GROUPS.lock().unwrap_or_else(|p| p.into_inner());
+        g.1 = true;
+        g.0.iter().copied().collect()
+    };
+    for &g in &groups {
+        signal_group(g, libc::SIGTERM);
+    }
+    let end = Instant::now() + grace;
+    while Instant::now() < end && groups.iter().any(|&g| signal_group(g, 0)) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    for &g in &groups {
+        signal_group(g, libc::SIGKILL);
+    }
+}
+
+/// End every adapter group when the runner gets SIGINT or SIGTERM, then exit with
+/// status 2 (the run was interrupted: no verdict). Safe to call more than once.
+pub fn install_signal_handler() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
+            return;
+        };
+        std::thread::spawn(move || {
+            if let Some(sig) = signals.forever().next() {
+                end_all_groups(Limits::default().grace);
+                let name = if sig == SIGINT { "SIGINT" } else { "SIGTERM" };
+                eprintln!("\ninterrupted by {name}: every adapter process was ended; no verdict");
+                std::process::exit(2);
+            }
+        });
+    });
+}
+
+/// A human description of how a process ended: exit status or signal.
+pub fn describe_exit(status: ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    if let Some(c) = status.code() {
+        return format!("exited with status {c}");
+    }
+    match status.signal() {
+        Some(s) => {
+            let name = match s {
+                1 => " (SIGHUP)",
+                2 => " (SIGINT)",
+                4 => " (SIGILL)",
+                6 => " (SIGABRT)",
+                7 => " (SIGBUS)",
+                8 => " (SIGFPE)",
+                9 => " (SIGKILL)",
+                11 => " (SIGSEGV)",
+                13 => " (SIGPIPE)",
+                15 => " (SIGTERM)",
+                _ => "",
+            };
+            let core = if status.core_dumped() {
+                ", core dumped"
+            } else {
+                ""
+            };
+            format!("was killed by signal {s}{name}{core}")
+        }
+        None => format!("ended ({status})"),
+    }
+}
+
+/// Keeps the tail of a child's stderr, drained by a thread (memory: [`STDERR_TAIL`]).
+#[derive(Clone, Default)]
+pub(crate) struct StderrTail(Arc<Mutex<VecDeque<u8>>>, Arc<std::sync::atomic::AtomicBool>);
+
+impl StderrTail {
+    pub(crate) fn drain(&self, mut r: impl Read + Send + 'static) {
+        let tail = self.0.clone();
+        let closed = self.1.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = r.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
+                t.extend(&buf[..n]);
+                let excess = t.len().saturating_sub(STDERR_TAIL);
+                t.drain(..excess);
+            }
+            closed.store(true, std::sync::atomic::Ordering::SeqCst);
+        });
+    }
+
+    /// After the child is gone, give the drain thread a moment to read the last bytes.
+    pub(crate) fn settle(&self, max: Duration) {
+        let end = Instant::now() + max;
+        while !self.1.load(std::sync::atomic::Ordering::SeqCst) && Instant::now() < end {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    pub(crate) fn text(&self) -> String {
+        let t = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let bytes: Vec<u8> = t.iter().copied().collect();
+        String::from_utf8_lossy(&bytes).trim_end().to_owned()
+    }
+
+    pub(crate) fn clear(&self) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    }
+}
+
+pub(crate) fn with_stderr(msg: String, tail: &StderrTail) -> String {
+    let t = tail.text();
+    if t.is_empty() {
+        msg
+    } else {
+        format!("{msg}\n--- adapter stderr (tail) ---\n{t}")
+    }
+}
+
+/// Read lines (each capped at `cap` bytes) from a child's stdout into a channel of one
+/// slot: while nobody receives, the reader waits and the child blocks on its pipe, so
+/// memory stays bounded whatever the adapter writes.
+pub(crate) fn line_reader(
+    r: impl Read + Send + 'static,
+    cap: usize,
+) -> Receiver<Result<Vec<u8>, String>> {
+    let (tx, rx) = mpsc::sync_channel(1);
+    std::thread::spawn(move || {
+        let mut r = BufReader::with_capacity(1 << 16, r);
+        loop {
+            let mut line = Vec::new();
+            loop {
+                let buf = match r.fill_buf() {
+                    Ok(b) => b,
+                    Err(e) => {
+                        let _ = tx.send(Err(format!("reading adapter stdout: {e}")));
+                        return;
+                    }
+                };
+                if buf.is_empty() {
+                    if !line.is_empty() {
+                        let _ = tx.send(Ok(line));
+                    }
+                    return; // EOF: the channel closes.
+                }
+                let (take, done) = match buf.iter().position(|&b| b == b'\n') {
+                    Some(p) => (p, true),
+                    None => (buf.len(), false),
+                };
+                if line.len() + take > cap {
+                    let _ = tx.send(Err(format!(
+                        "adapter wrote a line longer than {cap} bytes (cut off)"
+                    )));
+                    return;
+                }
+                line.extend_from_slice(&buf[..take]);
+                r.consume(take + usize::from(done));
+                if done {
+                    break;
+                }
+            }
+            if tx.send(Ok(line)).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// Read a child's stdout in chunks into a channel of a few slots (bounded memory).
+pub(crate) fn chunk_reader(mut r: impl Read + Send + 'static) -> Receiver<Vec<u8>> {
+    let (tx, rx) = mpsc::sync_channel(4);
+    std::thread::spawn(move || {
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            match r.read(&mut buf) {
+                Ok(0) | Err(_) => return,
+                Ok(n) => {
+                    if tx.send(buf[..n].to_vec()).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    rx
+}
+
+/// Write to a child's stdin from a thread, so a child that does not read cannot block us.
+pub(crate) fn writer(mut stdin: ChildStdin) -> mpsc::Sender<Vec<u8>> {
+    let (tx, rx) = mpsc::channel::<Vec<u8>>();
+    std::thread::spawn(move || {
+        for msg in rx {
+            if stdin.write_all(&msg).and_then(|_| stdin.flush()).is_err() {
+                return;
+            }
+        }
+    });
+    tx
+}
+
+/// A running adapter: its own process group (so grandchildren such as the real
+/// program behind `npm run` or `bash wrap.sh` are reached too), a waiter thread that
+/// reaps the leader, a writer thread for stdin. Dropping it ends the whole group.
+pub(crate) struct Group {
+    pgid: i32,
+    exited: Receiver<ExitStatus>,
+    pub(crate) status: Option<ExitStatus>,
+    to_child: Option<mpsc::Sender<Vec<u8>>>,
+    waiter: Option<std::thread::JoinHandle<()>>,
+    pub(crate) grace: Duration,
+}
+
+impl Group {
+    pub(crate) fn spawn(
+        cmd: &AdapterCommand,
+        extra: &[String],
+        grace: Duration,
+    ) -> Result<(Group, ChildStdout, StderrTail), String> {
+        use std::os::unix::process::CommandExt;
+        // Spawning and registering happen under the lock, so that a shutdown either
+        // sees this group or refuses to start it.
+        let mut live = LIVE_GROUPS.lock().unwrap_or_else(|p| p.into_inner());
+        if live.1 {
+            // The signal thread is ending every group and exits the process: this
+            // thread must not go on to a verdict.
+            drop(live);
+            loop {
+                std::thread::park();
+            }
+        }
+        let mut child = Command::new(&cmd.argv[0])
+            .args(&cmd.argv[1..])
+            .args(extra)
+            .envs(cmd.env.iter().map(|(k, v)| (k, v)))
+            .process_group(0)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start adapter {:?}: {e}", cmd.argv[0]))?;
+        let pgid = child.id() as i32;
+        live.0.insert(pgid);
+        drop(live);
+        let tail = StderrTail::default();
+        tail.drain(child.stderr.take().expect("piped stderr"));
+        let stdout = child.stdout.take().expect("piped stdout");
+        let to_child = Some(writer(child.stdin.take().expect("piped stdin")));
+        let (tx, exited) = mpsc::channel();
+        let waiter = std::thread::spawn(move || {
+            if let Ok(s) = child.wait() {
+                let _ = tx.send(s);
+            }
+        });
+        Ok((
+            Group {
+                pgid,
+                exited,
+                status: None,
+                to_child,
+                waiter: Some(waiter),
+                grace,
+            },
+            stdout,
+            tail,
+        ))
+    }
+
+    pub(crate) fn send(&self, bytes: Vec<u8>) {
+        if let Some(tx) = &self.to_child {
+            let _ = tx.send(bytes);
+        }
+    }
+
+    /// Close the child's stdin (after what was sent is written).
+    pub(crate) fn close_stdin(&mut self) {
+        self.to_child = None;
+    }
+
+    /// The leader's exit status, waiting up to `wait` for it.
+    pub(crate) fn wait_exit(&mut self, wait: Duration) -> Option<ExitStatus> {
+        if self.status.is_none() {
+            self.status = if wait.is_zero() {
+                self.exited.try_recv().ok()
+            } else {
+                self.exited.recv_timeout(wait).ok()
+            };
+        }
+        self.status
+    }
+
+    /// End the whole group: SIGTERM, up to `grace` for the leader to exit, SIGKILL to
+    /// every member left, and reap the leader.
+    pub(crate) fn terminate(&mut self) {
+        if self.waiter.is_none() {
+            return;
+        }
+        self.to_child = None;
+        if self.wait_exit(Duration::ZERO).is_none() {
+            signal_group(self.pgid, libc::SIGTERM);
+            self.wait_exit(self.grace);
+        }
+        signal_group(self.pgid, libc::SIGKILL);
+        // After SIGKILL the leader's end is certain; bound the wait all the same.
+        self.wait_exit(Duration::from_secs(5));
+        if self.status.is_some() {
+            if let Some(w) = self.waiter.take() {
+                let _ = w.join();
+            }
+        }
+        self.waiter = None;
+        LIVE_GROUPS
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .0
+            .remove(&self.pgid);
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        self.terminate();
+    }
+}

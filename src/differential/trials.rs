@@ -1,0 +1,164 @@
+//! The generated trials of the differential phase: journals (valid and malformed, from
+//! [`crate::generate`]), session trees with step sequences, JSON texts and store step
+//! sequences ([`crate::generate::operations`]), for the operations a handshake offers;
+//! and what the reference expects of each.
+
+use proptest::prelude::*;
+use proptest::strategy::Union;
+
+use crate::error::ErrorCode;
+use crate::event::Profile;
+use crate::generate::operations::{canonical_input, store_case, tree_case};
+use crate::generate::{any_malformed_journal, valid_journal, GenConfig};
+use crate::ops::Operation;
+use crate::verdict::{Answer, Expect};
+
+/// One generated trial: exact input bytes, an operation, a profile, and the
+/// generator's labels.
+#[derive(Clone, Debug)]
+pub struct Trial {
+    pub input: Vec<u8>,
+    pub op: Operation,
+    pub profile: Profile,
+    /// What the generator built (for the counterexample's description).
+    pub origin: String,
+    /// Every planted defect's code and line (malformed journals only).
+    pub planted: Vec<(ErrorCode, Option<u64>)>,
+    /// The code the generator's label says the reference reports.
+    pub label: Option<ErrorCode>,
+}
+
+impl Trial {
+    pub fn plain(input: Vec<u8>, op: Operation, profile: Profile, origin: String) -> Trial {
+        Trial {
+            input,
+            op,
+            profile,
+            origin,
+            planted: vec![],
+            label: None,
+        }
+    }
+}
+
+const JOURNAL_OPS: [&str; 4] = ["validate", "replay", "fingerprint", "branch"];
+
+/// The trials for the operations in `offered` (`None` when none can be generated).
+/// Weights: journals 6 (half valid, half malformed), `tree_apply` 2, `canonical` 2,
+/// `tree_inspect` 1, `store_apply` 1.
+pub fn trials(cfg: &GenConfig, offered: &[String]) -> Option<BoxedStrategy<Trial>> {
+    let has = |op: &str| offered.iter().any(|o| o == op);
+    let mut arms: Vec<(u32, BoxedStrategy<Trial>)> = Vec::new();
+    let journal_ops: Vec<&str> = JOURNAL_OPS.iter().copied().filter(|o| has(o)).collect();
+    if !journal_ops.is_empty() {
+        let valid = (valid_journal(cfg), any::<u8>(), any::<u16>())
+            .prop_map(move |(j, which, k)| {
+                let n = j.events.len().max(1) as i64;
+                let k = i64::from(k) % n;
+                let name = journal_ops[usize::from(which) % journal_ops.len()];
+                let whole = which / 4 % 2 == 0;
+                let until = if whole { None } else { Some(k) };
+                let op = match name {
+                    "validate" => Operation::Validate,
+                    "replay" => Operation::Replay { until },
+                    "fingerprint" => Operation::Fingerprint { until },
+                    _ => Operation::Branch {
+                        at: k,
+                        branch_id: "branch".into(),
+                    },
+                };
+                Trial::plain(
+                    j.bytes(),
+                    op,
+                    j.profile,
+                    format!("a valid journal of {} events", j.events.len()),
+                )
+            })
+            .boxed();
+        let malformed = any_malformed_journal(cfg)
+            .prop_map(|m| Trial {
+                origin: format!("a journal with {}", m.describe()),
+                planted: m
+                    .planted
+                    .iter()
+                    .map(|p| (p.defect.code(), p.line))
+                    .collect(),
+                label: Some(m.expected.code),
+                input: m.bytes,
+                op: m.op,
+                profile: m.profile,
+            })
+            .boxed();
+        arms.push((3, valid));
+        arms.push((3, malformed));
+    }
+    if has("tree_inspect") || has("tree_apply") {
+        let (inspect, apply) = (has("tree_inspect"), has("tree_apply"));
+        let weight = u32::from(inspect) + 2 * u32::from(apply);
+        let s = (tree_case(), 0..weight)
+            .prop_map(move |(c, w)| {
+                let op = if !apply || (inspect && w == 0) {
+                    Operation::TreeInspect
+                } else {
+                    Operation::TreeApply { steps: c.steps }
+                };
+                Trial::plain(c.bytes, op, Profile::Core, c.origin)
+            })
+            .boxed();
+        arms.push((weight, s));
+    }
+    if has("canonical") {
+        let s = canonical_input()
+            .prop_map(|(bytes, origin)| {
+                Trial::plain(bytes, Operation::Canonical, Profile::Core, origin)
+            })
+            .boxed();
+        arms.push((2, s));
+    }
+    if has("store_apply") {
+        let small = GenConfig {
+            events: 1..=6,
+            ..cfg.clone()
+        };
+        let s = store_case(&small)
+            .prop_map(|c| {
+                Trial::plain(
+                    c.initial,
+                    Operation::StoreApply { steps: c.steps },
+                    c.profile,
+                    c.origin,
+                )
+            })
+            .boxed();
+        arms.push((1, s));
+    }
+    if arms.is_empty() {
+        None
+    } else {
+        Some(Union::new_weighted(arms).boxed())
+    }
+}
+
+/// What the reference expects for a trial.
+pub fn expectation(t: &Trial) -> Result<Expect, String> {
+    Ok(
+        match crate::adapter::reference::reference_answer(&t.op, t.profile, &t.input)? {
+            Answer::Result(value) => Expect::Result {
+                value,
+                sha256: None,
+            },
+            Answer::Error {
+                code,
+                line,
+                sequence,
+                index,
+                ..
+            } => Expect::Error {
+                codes: vec![code],
+                line,
+                sequence,
+                index,
+            },
+        },
+    )
+}

@@ -1,0 +1,390 @@
+//! The records of a run (SPEC.md 13.3 and 13.5): each check's and each case's outcome,
+//! cause and evidence, and their counts. One type per line kind, shared by everything
+//! that writes or reads a report: the runner writes [`CaseRecord::to_json`], and
+//! `summary`, the results page and shard merging read the same records back with
+//! [`CaseRecord::from_json`].
+
+use std::time::Duration;
+
+use crate::json::Value;
+use crate::preview::Preview;
+use crate::vectors::Level;
+use crate::verdict::Cause;
+
+/// The outcome of one check or case (SPEC.md 13.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Outcome {
+    Passed,
+    Failed,
+    Errored,
+    Skipped,
+}
+
+impl Outcome {
+    pub const ALL: [Outcome; 4] = [
+        Outcome::Passed,
+        Outcome::Failed,
+        Outcome::Errored,
+        Outcome::Skipped,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Passed => "passed",
+            Outcome::Failed => "failed",
+            Outcome::Errored => "errored",
+            Outcome::Skipped => "skipped",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Outcome> {
+        Outcome::ALL.into_iter().find(|o| o.as_str() == s)
+    }
+
+    /// Failed or errored: what makes a run fail.
+    pub fn is_bad(self) -> bool {
+        matches!(self, Outcome::Failed | Outcome::Errored)
+    }
+}
+
+/// One check's record in a report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckRecord {
+    pub op: Value,
+    pub expected: Value,
+    pub actual: Value,
+    pub outcome: Outcome,
+    pub message: String,
+    pub cause: Option<Cause>,
+    pub pointer: Option<String>,
+}
+
+/// One case's record.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CaseRecord {
+    pub id: String,
+    pub group: String,
+    pub level: Level,
+    pub outcome: Outcome,
+    pub message: String,
+    pub cause: Option<Cause>,
+    pub rules: Vec<String>,
+    pub tags: Vec<String>,
+    pub description: String,
+    /// The input's size and escaped preview (the report's `input`); `None` only for a
+    /// report line that gives none (older kits' reports).
+    pub input: Option<Preview>,
+    pub checks: Vec<CheckRecord>,
+    pub duration: Duration,
+    /// The adapter's stderr tail for this case (JUnit `system-err`; not in the report).
+    pub stderr: String,
+    /// Extra members of a properties case (`rule`, `first_case`, `seed`, ...), and, read
+    /// back, every member this kit does not know.
+    pub extra: Vec<(String, Value)>,
+}
+
+/// The members [`CaseRecord::to_json`] writes before its `extra` ones.
+const CASE_MEMBERS: [&str; 13] = [
+    "type",
+    "id",
+    "group",
+    "level",
+    "outcome",
+    "message",
+    "cause",
+    "rules",
+    "tags",
+    "description",
+    "duration_ms",
+    "input",
+    "checks",
+];
+
+/// A case line that cannot be read back.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RecordError {
+    #[error("case line without a string `id`")]
+    NoId,
+    #[error("case {id}: no valid `outcome`")]
+    NoOutcome { id: String },
+}
+
+fn strings(v: &[String]) -> Value {
+    Value::Array(v.iter().map(|s| Value::from(s.as_str())).collect())
+}
+
+fn cause_json(c: Option<Cause>) -> Value {
+    c.map_or(Value::Null, |c| Value::from(c.as_str()))
+}
+
+fn text(v: &Value, k: &str) -> String {
+    v.get(k).and_then(Value::as_str).unwrap_or("").to_owned()
+}
+
+fn cause_of(v: &Value) -> Option<Cause> {
+    v.get("cause")
+        .and_then(Value::as_str)
+        .and_then(Cause::parse)
+}
+
+fn string_list(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect()
+}
+
+impl CheckRecord {
+    pub fn to_json(&self) -> Value {
+        Value::object([
+            ("op", self.op.clone()),
+            ("outcome", Value::from(self.outcome.as_str())),
+            ("expected", self.expected.clone()),
+            ("actual", self.actual.clone()),
+            ("message", Value::from(self.message.as_str())),
+            ("cause", cause_json(self.cause)),
+            (
+                "pointer",
+                self.pointer.as_deref().map_or(Value::Null, Value::from),
+            ),
+        ])
+    }
+
+    /// A check read back; what is missing reads as null, empty or skipped.
+    pub fn from_json(v: &Value) -> CheckRecord {
+        let value = |k: &str| v.get(k).cloned().unwrap_or(Value::Null);
+        CheckRecord {
+            op: value("op"),
+            expected: value("expected"),
+            actual: value("actual"),
+            outcome: v
+                .get("outcome")
+                .and_then(Value::as_str)
+                .and_then(Outcome::parse)
+                .unwrap_or(Outcome::Skipped),
+            message: text(v, "message"),
+            cause: cause_of(v),
+            pointer: v.get("pointer").and_then(Value::as_str).map(str::to_owned),
+        }
+    }
+}
+
+impl CaseRecord {
+    /// Did any check of this case run (answer compared, or an adapter fault)?
+    pub fn checked(&self) -> bool {
+        self.checks.iter().any(|c| c.outcome != Outcome::Skipped)
+    }
+
+    /// The record as a report line (SPEC.md 13.5).
+    pub fn to_json(&self) -> Value {
+        let mut m: Vec<(String, Value)> = [
+            ("type", Value::from("case")),
+            ("id", Value::from(self.id.as_str())),
+            ("group", Value::from(self.group.as_str())),
+            ("level", Value::from(self.level.as_str())),
+            ("outcome", Value::from(self.outcome.as_str())),
+            ("message", Value::from(self.message.as_str())),
+            ("cause", cause_json(self.cause)),
+            ("rules", strings(&self.rules)),
+            ("tags", strings(&self.tags)),
+            ("description", Value::from(self.description.as_str())),
+            (
+                "duration_ms",
+                Value::from_u64(self.duration.as_millis() as u64),
+            ),
+            (
+                "checks",
+                Value::Array(self.checks.iter().map(CheckRecord::to_json).collect()),
+            ),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+        if let Some(p) = &self.input {
+            // Where the kit has always written it: after `duration_ms`.
+            let at = m.len() - 1;
+            m.insert(at, ("input".into(), p.to_json()));
+        }
+        m.extend(self.extra.iter().cloned());
+        Value::Object(m)
+    }
+
+    /// A case line read back. `id` and `outcome` are required; every other member may
+    /// be missing (reports of older kits lack `cause`, `rules` or `input`): the group is
+    /// then the id's, and members this kit does not know are kept in `extra`.
+    pub fn from_json(v: &Value) -> Result<CaseRecord, RecordError> {
+        let id = v
+            .get("id")
+            .and_then(Value::as_str)
+            .ok_or(RecordError::NoId)?
+            .to_owned();
+        let outcome = v
+            .get("outcome")
+            .and_then(Value::as_str)
+            .and_then(Outcome::parse)
+            .ok_or_else(|| RecordError::NoOutcome { id: id.clone() })?;
+        let group = v
+            .get("group")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .unwrap_or_else(|| id.rsplit_once('/').map_or("", |(g, _)| g).to_owned());
+        let input = v.get("input");
+        let preview = input.and_then(|i| i.get("preview")).and_then(Value::as_str);
+        let size = input
+            .and_then(|i| i.get("size"))
+            .and_then(Value::as_i64)
+            .and_then(|n| usize::try_from(n).ok());
+        Ok(CaseRecord {
+            group,
+            level: v
+                .get("level")
+                .and_then(Value::as_str)
+                .and_then(Level::parse)
+                .unwrap_or(Level::Must),
+            outcome,
+            message: text(v, "message"),
+            cause: cause_of(v),
+            rules: string_list(v.get("rules")),
+            tags: string_list(v.get("tags")),
+            description: text(v, "description"),
+            input: preview.map(|text| Preview {
+                size: size.unwrap_or(0),
+                shown: text.len(),
+                text: text.to_owned(),
+                final_newline: false,
+            }),
+            checks: v
+                .get("checks")
+                .and_then(Value::as_array)
+                .unwrap_or(&[])
+                .iter()
+                .map(CheckRecord::from_json)
+                .collect(),
+            duration: Duration::from_millis(
+                v.get("duration_ms")
+                    .and_then(Value::as_i64)
+                    .and_then(|n| u64::try_from(n).ok())
+                    .unwrap_or(0),
+            ),
+            stderr: String::new(),
+            extra: v
+                .as_object()
+                .unwrap_or(&[])
+                .iter()
+                .filter(|(k, _)| !CASE_MEMBERS.contains(&k.as_str()))
+                .cloned()
+                .collect(),
+            id,
+        })
+    }
+}
+
+/// A case's cause, from its outcome and checks: `adapter_fault` for an errored case;
+/// for a failed one, the cause of its first failed check that is not `wrong_location`,
+/// else `wrong_location` (a case is location-only when all its failures are).
+pub fn case_cause(outcome: Outcome, checks: &[CheckRecord]) -> Option<Cause> {
+    match outcome {
+        Outcome::Errored => Some(Cause::AdapterFault),
+        Outcome::Failed => {
+            let failed = || {
+                checks
+                    .iter()
+                    .filter(|c| c.outcome == Outcome::Failed)
+                    .filter_map(|c| c.cause)
+            };
+            failed()
+                .find(|c| *c != Cause::WrongLocation)
+                .or_else(|| failed().next())
+        }
+        Outcome::Passed | Outcome::Skipped => None,
+    }
+}
+
+/// Counts of case outcomes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub passed: u64,
+    pub failed: u64,
+    pub errored: u64,
+    pub skipped: u64,
+}
+
+impl Counts {
+    pub fn add(&mut self, o: Outcome) {
+        match o {
+            Outcome::Passed => self.passed += 1,
+            Outcome::Failed => self.failed += 1,
+            Outcome::Errored => self.errored += 1,
+            Outcome::Skipped => self.skipped += 1,
+        }
+    }
+
+    pub fn total(&self) -> u64 {
+        self.passed + self.failed + self.errored + self.skipped
+    }
+
+    pub fn of<'a>(records: impl IntoIterator<Item = &'a CaseRecord>) -> Counts {
+        let mut c = Counts::default();
+        for r in records {
+            c.add(r.outcome);
+        }
+        c
+    }
+
+    /// The counts as reports write them.
+    pub fn to_json(&self) -> Value {
+        Value::object([
+            ("passed", Value::from_u64(self.passed)),
+            ("failed", Value::from_u64(self.failed)),
+            ("errored", Value::from_u64(self.errored)),
+            ("skipped", Value::from_u64(self.skipped)),
+        ])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_case_line_reads_back_as_written() {
+        let rec = CaseRecord {
+            id: "journal/gap".into(),
+            group: "journal".into(),
+            level: Level::Must,
+            outcome: Outcome::Failed,
+            message: "m".into(),
+            cause: Some(Cause::WrongLocation),
+            rules: vec!["J-SEQ-1".into()],
+            tags: vec!["t".into()],
+            description: "d".into(),
+            input: Some(Preview::of(b"{}\n")),
+            checks: vec![CheckRecord {
+                op: Value::object([("op", Value::from("validate"))]),
+                expected: Value::Null,
+                actual: Value::from_i64(1),
+                outcome: Outcome::Failed,
+                message: "why".into(),
+                cause: Some(Cause::WrongLocation),
+                pointer: Some("/error/line".into()),
+            }],
+            duration: Duration::from_millis(3),
+            stderr: String::new(),
+            extra: vec![("rule".into(), Value::from("J-SEQ-1"))],
+        };
+        let back = CaseRecord::from_json(&rec.to_json()).unwrap();
+        assert_eq!(back.to_json(), rec.to_json());
+        assert_eq!(back.extra, rec.extra);
+        let bare = crate::json::parse(r#"{"type":"case","id":"a/b","outcome":"passed"}"#).unwrap();
+        let b = CaseRecord::from_json(&bare).unwrap();
+        assert_eq!((b.group.as_str(), b.outcome), ("a", Outcome::Passed));
+        assert_eq!(b.input, None);
+        let no_outcome = crate::json::parse(r#"{"id":"a/b","outcome":"fine"}"#).unwrap();
+        assert_eq!(
+            CaseRecord::from_json(&no_outcome),
+            Err(RecordError::NoOutcome { id: "a/b".into() })
+        );
+    }
+}

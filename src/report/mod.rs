@@ -1,0 +1,431 @@
+//! The verdict of a run and the files that carry it (SPEC.md 13.3 and 13.5): the
+//! JSON-lines report (a [`Header`], one [`CaseRecord`] per case, a [`Footer`]), the
+//! closing line, [`junit`] XML, and [`summary`] (several reports side by side, the shards
+//! of one run merged). All of them count the same records, and [`status`] is the one
+//! place the exit status of a run is decided (`X-EXIT-1`).
+//!
+//! The writer, `summary` and the results page share these types: a report is read back
+//! with [`read`] into the records it was written from.
+
+pub mod junit;
+pub mod summary;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::adapter::ImplInfo;
+use crate::canonical;
+use crate::json::{self, Value};
+use crate::record::{CaseRecord, Counts, Outcome, RecordError};
+
+/// What the properties phase did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PropertiesSummary {
+    /// Generated cases asked for.
+    pub cases: u64,
+    /// Generated cases actually compared with the reference.
+    pub compared: u64,
+    /// Disagreements found (each a failed case), and known ones (skip list rules).
+    pub disagreeing: u64,
+    pub kinds: u64,
+    pub known: u64,
+    /// Why the phase compared nothing, when it did not.
+    pub skipped: Option<String>,
+}
+
+impl PropertiesSummary {
+    pub fn to_json(&self) -> Value {
+        Value::object([
+            ("cases", Value::from_u64(self.cases)),
+            ("compared", Value::from_u64(self.compared)),
+            ("disagreeing", Value::from_u64(self.disagreeing)),
+            ("kinds", Value::from_u64(self.kinds)),
+            ("known", Value::from_u64(self.known)),
+            (
+                "skipped",
+                self.skipped.as_deref().map_or(Value::Null, Value::from),
+            ),
+        ])
+    }
+
+    pub fn from_json(v: &Value) -> Option<PropertiesSummary> {
+        let n = |k: &str| v.get(k).and_then(Value::as_i64).unwrap_or(0).max(0) as u64;
+        v.as_object()?;
+        Some(PropertiesSummary {
+            cases: n("cases"),
+            compared: n("compared"),
+            disagreeing: n("disagreeing"),
+            kinds: n("kinds"),
+            known: n("known"),
+            skipped: v.get("skipped").and_then(Value::as_str).map(str::to_owned),
+        })
+    }
+
+    /// Add another shard's phase to this one.
+    pub fn merge(&mut self, o: &PropertiesSummary) {
+        self.cases += o.cases;
+        self.compared += o.compared;
+        self.disagreeing += o.disagreeing;
+        self.kinds += o.kinds;
+        self.known += o.known;
+        if self.skipped.is_none() {
+            self.skipped.clone_from(&o.skipped);
+        }
+    }
+}
+
+/// A run's exit status (X-EXIT-1) and its one-word name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Status {
+    pub code: i32,
+    pub word: &'static str,
+}
+
+/// The verdict of a run:
+/// - 2 `EMPTY`: the selection holds no case (and no properties phase);
+/// - 1 `FAILED`: a case failed or errored (a differential disagreement is a case);
+/// - 1 `NOTHING CHECKED`: no case passed and no generated case was compared;
+/// - 0 `ok` otherwise.
+pub fn status(counts: Counts, properties: Option<&PropertiesSummary>) -> Status {
+    let compared = properties.map_or(0, |p| p.compared);
+    let (code, word) = if counts.total() == 0 && properties.is_none() {
+        (2, "EMPTY")
+    } else if counts.failed + counts.errored > 0 {
+        (1, "FAILED")
+    } else if counts.passed == 0 && compared == 0 {
+        (1, "NOTHING CHECKED")
+    } else {
+        (0, "ok")
+    };
+    Status { code, word }
+}
+
+/// Why skipped cases were skipped, aggregated: `"563 operations not offered: replay,
+/// tree_apply; 39 skip list"`.
+pub fn skip_reasons(records: &[CaseRecord]) -> String {
+    let mut ops: Vec<String> = Vec::new();
+    let mut by: BTreeMap<&str, u64> = BTreeMap::new();
+    for r in records.iter().filter(|r| r.outcome == Outcome::Skipped) {
+        let kind = if r.message.starts_with("skip list") {
+            "skip list"
+        } else if r.message.starts_with("implementation-defined") {
+            "implementation-defined"
+        } else if r
+            .checks
+            .iter()
+            .any(|c| c.message.starts_with("operation not offered"))
+        {
+            for c in &r.checks {
+                if let Some(op) = c.message.strip_prefix("operation not offered: ") {
+                    if !ops.iter().any(|o| o == op) {
+                        ops.push(op.to_owned());
+                    }
+                }
+            }
+            "operations not offered"
+        } else if r
+            .checks
+            .iter()
+            .any(|c| c.message.starts_with("profile not offered"))
+        {
+            "profile not offered"
+        } else if r.message.starts_with("known disagreement") {
+            "known disagreements"
+        } else {
+            "the adapter answered unsupported"
+        };
+        *by.entry(kind).or_default() += 1;
+    }
+    ops.sort();
+    by.iter()
+        .map(|(k, n)| {
+            if *k == "operations not offered" {
+                format!("{n} operations not offered: {}", ops.join(", "))
+            } else {
+                format!("{n} {k}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The closing line: the verdict and honest coverage.
+pub fn closing_line(
+    implementation: &str,
+    records: &[CaseRecord],
+    properties: Option<&PropertiesSummary>,
+    elapsed: Duration,
+) -> String {
+    let c = Counts::of(records);
+    let word = status(c, properties).word;
+    let checked = c.passed + c.failed + c.errored;
+    let mut s = format!(
+        "conformance {word} for {implementation}: checked {checked} of {} cases: {} passed, {} failed, {} errored",
+        c.total(),
+        c.passed,
+        c.failed,
+        c.errored
+    );
+    if c.skipped > 0 {
+        s.push_str(&format!(
+            "; {} skipped ({})",
+            c.skipped,
+            skip_reasons(records)
+        ));
+    }
+    if let Some(p) = properties {
+        match &p.skipped {
+            Some(why) => s.push_str(&format!("; properties skipped: {why}")),
+            None => s.push_str(&format!(
+                "; properties: {} generated cases compared, {} disagreement(s)",
+                p.compared, p.disagreeing
+            )),
+        }
+    }
+    s.push_str(&format!(" ({:.2} s)", elapsed.as_secs_f64()));
+    s
+}
+
+/// The report's first line: what ran, against what.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Header {
+    /// `journal-conformance 0.1.0`.
+    pub kit: String,
+    pub implementation: ImplInfo,
+    /// Cases selected.
+    pub cases: u64,
+    /// `count:K/N` or `hash:K/N` for one shard.
+    pub partition: Option<String>,
+}
+
+impl Header {
+    /// The header of a run of this kit.
+    pub fn new(implementation: ImplInfo, cases: usize, partition: Option<String>) -> Header {
+        Header {
+            kit: concat!("journal-conformance ", env!("CARGO_PKG_VERSION")).into(),
+            implementation,
+            cases: cases as u64,
+            partition,
+        }
+    }
+
+    pub fn to_json(&self) -> Value {
+        Value::object([
+            ("type", Value::from("header")),
+            ("kit", Value::from(self.kit.as_str())),
+            ("implementation", self.implementation.to_json()),
+            ("cases", Value::from_u64(self.cases)),
+            (
+                "partition",
+                self.partition.as_deref().map_or(Value::Null, Value::from),
+            ),
+        ])
+    }
+
+    /// A header read back; what is missing reads as empty.
+    pub fn from_json(v: &Value) -> Header {
+        let s = |v: Option<&Value>, k: &str| {
+            v.and_then(|v| v.get(k))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned()
+        };
+        let imp = v.get("implementation");
+        let list = |k: &str| {
+            imp.and_then(|i| i.get(k))
+                .and_then(Value::as_array)
+                .unwrap_or(&[])
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        };
+        Header {
+            kit: s(Some(v), "kit"),
+            implementation: ImplInfo {
+                name: s(imp, "name"),
+                version: s(imp, "version"),
+                language: s(imp, "language"),
+                operations: list("operations"),
+                profiles: list("profiles"),
+            },
+            cases: v
+                .get("cases")
+                .and_then(Value::as_i64)
+                .and_then(|n| u64::try_from(n).ok())
+                .unwrap_or(0),
+            partition: v
+                .get("partition")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        }
+    }
+}
+
+/// The report's last line: the counts and the verdict.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Footer {
+    pub counts: Counts,
+    pub duration: Duration,
+    pub properties: Option<PropertiesSummary>,
+    pub status: i32,
+    /// The closing line.
+    pub summary: String,
+}
+
+impl Footer {
+    /// The footer of these records.
+    pub fn new(
+        records: &[CaseRecord],
+        properties: Option<&PropertiesSummary>,
+        elapsed: Duration,
+        summary: &str,
+    ) -> Footer {
+        let counts = Counts::of(records);
+        Footer {
+            counts,
+            duration: elapsed,
+            properties: properties.cloned(),
+            status: status(counts, properties).code,
+            summary: summary.to_owned(),
+        }
+    }
+
+    pub fn to_json(&self) -> Value {
+        let c = &self.counts;
+        Value::object([
+            ("type", Value::from("footer")),
+            ("passed", Value::from_u64(c.passed)),
+            ("failed", Value::from_u64(c.failed)),
+            ("errored", Value::from_u64(c.errored)),
+            ("skipped", Value::from_u64(c.skipped)),
+            (
+                "duration_ms",
+                Value::from_u64(self.duration.as_millis() as u64),
+            ),
+            (
+                "properties",
+                self.properties
+                    .as_ref()
+                    .map_or(Value::Null, PropertiesSummary::to_json),
+            ),
+            ("status", Value::from_i64(i64::from(self.status))),
+            ("summary", Value::from(self.summary.as_str())),
+        ])
+    }
+
+    /// A footer read back; what is missing reads as zero or empty.
+    pub fn from_json(v: &Value) -> Footer {
+        let n = |k: &str| {
+            v.get(k)
+                .and_then(Value::as_i64)
+                .and_then(|n| u64::try_from(n).ok())
+                .unwrap_or(0)
+        };
+        Footer {
+            counts: Counts {
+                passed: n("passed"),
+                failed: n("failed"),
+                errored: n("errored"),
+                skipped: n("skipped"),
+            },
+            duration: Duration::from_millis(n("duration_ms")),
+            properties: v.get("properties").and_then(PropertiesSummary::from_json),
+            status: v
+                .get("status")
+                .and_then(Value::as_i64)
+                .and_then(|s| i32::try_from(s).ok())
+                .unwrap_or(0),
+            summary: v
+                .get("summary")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned(),
+        }
+    }
+}
+
+/// One report file, read back.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The file's path as given.
+    pub path: String,
+    pub header: Option<Header>,
+    pub cases: Vec<CaseRecord>,
+    pub footer: Option<Footer>,
+}
+
+/// A report that cannot be read: the file and line, and why.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: {why}")]
+    Line {
+        path: String,
+        line: usize,
+        why: String,
+    },
+}
+
+/// How deep a report line may nest: expected and actual values sit a few levels below
+/// the case object.
+pub const MAX_LINE_DEPTH: usize = 4 * json::MAX_DEPTH;
+
+/// Read a report written by `test --report`: a header, case lines, a footer (SPEC.md
+/// 13.5). A line that is not JSON, is not one of those, or a case line without an id or
+/// a valid outcome is an error naming the file and line.
+pub fn read(path: &Path) -> Result<Report, ReportError> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| ReportError::Io {
+        path: shown.clone(),
+        source,
+    })?;
+    let mut report = Report {
+        path: shown.clone(),
+        header: None,
+        cases: Vec::new(),
+        footer: None,
+    };
+    for (n, line) in text.lines().enumerate() {
+        let at = |why: String| ReportError::Line {
+            path: shown.clone(),
+            line: n + 1,
+            why,
+        };
+        let v = json::parse_with_max_depth(line, MAX_LINE_DEPTH).map_err(|e| at(e.to_string()))?;
+        match v.get("type").and_then(Value::as_str) {
+            Some("header") => report.header = Some(Header::from_json(&v)),
+            Some("case") => report
+                .cases
+                .push(CaseRecord::from_json(&v).map_err(|e: RecordError| at(e.to_string()))?),
+            Some("footer") => report.footer = Some(Footer::from_json(&v)),
+            _ => return Err(at("not a report line".into())),
+        }
+    }
+    Ok(report)
+}
+
+/// Write the JSON-lines report atomically.
+pub fn write(
+    path: &Path,
+    header: &Header,
+    records: &[CaseRecord],
+    footer: &Footer,
+) -> std::io::Result<()> {
+    let mut out = String::new();
+    let mut line = |v: Value| {
+        out.push_str(&canonical::to_string(&v));
+        out.push('\n');
+    };
+    line(header.to_json());
+    for r in records {
+        line(r.to_json());
+    }
+    line(footer.to_json());
+    crate::fsutil::write_atomic(path, out.as_bytes())
+}

@@ -1,0 +1,129 @@
+//! Planning a run: the corpus loaded (embedded or `--corpus DIR`, plus the golden
+//! traces), the skip list read and checked against it, and the cases selected by the
+//! FILTERs, `--rule`, `--tag`, `--level` and `--partition`, in id order.
+
+use std::path::Path;
+
+use super::select::Selection;
+use super::skiplist::SkipList;
+use super::{Options, RunError};
+use crate::json::Value;
+use crate::vectors::{self, Case, Level};
+
+/// The golden traces (`golden/`) as cases of group `golden` (G-1).
+pub fn golden_cases() -> Result<Vec<Case>, String> {
+    let mut out = Vec::new();
+    for g in crate::golden::GOLDEN {
+        let doc = crate::json::parse(g.expect).map_err(|e| format!("golden {}: {e}", g.name))?;
+        let profile = doc
+            .get("profile")
+            .and_then(Value::as_str)
+            .and_then(crate::event::Profile::parse)
+            .unwrap_or_default();
+        let mut checks = Vec::new();
+        for c in doc.get("checks").and_then(Value::as_array).unwrap_or(&[]) {
+            let op = crate::ops::Operation::from_json(c.get("op").unwrap_or(&Value::Null))?;
+            let value = c
+                .get("expect")
+                .cloned()
+                .ok_or("golden check without expect")?;
+            checks.push(vectors::Check {
+                op,
+                expect: crate::verdict::Expect::Result {
+                    value,
+                    sha256: None,
+                },
+            });
+        }
+        out.push(Case {
+            id: format!("golden/{}", g.name),
+            group: "golden".into(),
+            name: g.name.into(),
+            description: format!("the seed's golden trace {}", g.name),
+            rules: vec!["G-1".into()],
+            tags: vec!["golden".into()],
+            level: Level::Must,
+            profile,
+            input: g.journal.to_vec(),
+            input_form: vectors::InputForm::File(format!("{}.golden.jsonl", g.name)),
+            checks,
+        });
+    }
+    Ok(out)
+}
+
+/// The corpus of a run: `dir`'s vector files (the embedded corpus without one) and the
+/// golden traces.
+pub fn load_corpus(dir: Option<&Path>) -> Result<Vec<Case>, String> {
+    let mut cases = match dir {
+        Some(d) => vectors::load_dir(d)?,
+        None => vectors::load_embedded()?,
+    };
+    cases.extend(golden_cases()?);
+    Ok(cases)
+}
+
+/// What a run will do.
+#[derive(Debug)]
+pub struct Plan {
+    /// The selected cases of this shard, in id order.
+    pub cases: Vec<Case>,
+    pub skips: SkipList,
+    /// Cases the FILTERs selected but the level did not.
+    pub not_selected_level: usize,
+    /// Whether the properties phase runs.
+    pub properties: bool,
+}
+
+/// Load, check and select (see the module documentation). An empty selection is a
+/// usage error.
+pub fn plan(opts: &Options) -> Result<Plan, RunError> {
+    let corpus = load_corpus(opts.corpus.as_deref())
+        .map_err(|e| RunError::usage(format!("loading the corpus: {e}")))?;
+    let skips = match opts.skip_file.as_deref().map(SkipList::read).transpose() {
+        Ok(s) => s.unwrap_or_default(),
+        Err(e) => return Err(RunError::usage(e)),
+    };
+    skips.check(&corpus).map_err(RunError::usage)?;
+    let (cases, not_selected_level, before) = select(corpus, &opts.selection, opts);
+    let properties = opts.properties > 0 && opts.selection.admits_properties();
+    if before == 0 && !properties {
+        return Err(RunError::usage(format!(
+            "no case matches the selection (FILTERs, --exact, --skip, --rule, --tag, --level{}); `test --list` shows the cases",
+            if not_selected_level > 0 {
+                format!(": {not_selected_level} cases of other levels")
+            } else {
+                String::new()
+            }
+        )));
+    }
+    Ok(Plan {
+        cases,
+        skips,
+        not_selected_level,
+        properties,
+    })
+}
+
+/// Filters, rules, tags, level; then the partition over what is left. Returns the
+/// cases, how many the level left out, and how many there were before the partition.
+fn select(corpus: Vec<Case>, selection: &Selection, opts: &Options) -> (Vec<Case>, usize, usize) {
+    let mut chosen: Vec<Case> = corpus
+        .into_iter()
+        .filter(|c| selection.admits_id(c))
+        .collect();
+    chosen.sort_by(|a, b| a.id.cmp(&b.id));
+    let by_level = chosen.len();
+    chosen.retain(|c| selection.level.admits(c.level));
+    let not_selected_level = by_level - chosen.len();
+    let before = chosen.len();
+    if let Some(p) = opts.partition {
+        chosen = chosen
+            .into_iter()
+            .enumerate()
+            .filter(|(i, c)| p.admits(*i, &c.id))
+            .map(|(_, c)| c)
+            .collect();
+    }
+    (chosen, not_selected_level, before)
+}

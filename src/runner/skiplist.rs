@@ -1,0 +1,297 @@
+//! Skip lists (`--skip-file`, `--write-skip-file`; SPEC.md `V-SKIP-1`, `D-KNOWN-1`): which
+//! cases and rules are known deviations, what a record counts as once the list applies
+//! ([`settle`]), and the list that makes the next run pass ([`written`]).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::record::{CaseRecord, Outcome};
+use crate::vectors::{Case, Level};
+use crate::verdict::Cause;
+
+/// Is `s` shaped like a rule id (`J-SEQ-1`, `C-NUM-5`)?
+pub fn is_rule_id(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('-').collect();
+    parts.len() >= 2
+        && parts.iter().all(|p| {
+            !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+        })
+        && parts[0].chars().all(|c| c.is_ascii_uppercase())
+}
+
+/// A skip list: `CASE-ID reason`, `RULE-ID reason` or `properties/OP/RULE-ID reason`
+/// per line (V-SKIP-1).
+#[derive(Clone, Debug, Default)]
+pub struct SkipList {
+    pub cases: BTreeMap<String, String>,
+    pub rules: BTreeMap<String, String>,
+    /// Differential-only entries, keyed `OP/RULE-ID`: disagreements of operation OP on
+    /// that rule are known; the fixed vectors of the rule still count.
+    pub properties: BTreeMap<String, String>,
+}
+
+/// `properties/OP/RULE-ID` → `OP/RULE-ID`, when the entry has that shape.
+fn properties_entry(id: &str) -> Option<&str> {
+    let rest = id.strip_prefix("properties/")?;
+    let (op, rule) = rest.split_once('/')?;
+    (!op.is_empty() && is_rule_id(rule)).then_some(rest)
+}
+
+impl SkipList {
+    /// Read a skip list; `#` comments and blank lines are ignored; a reason is required.
+    pub fn read(path: &Path) -> Result<SkipList, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut out = SkipList::default();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let (id, reason) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+            if reason.trim().is_empty() {
+                return Err(format!(
+                    "{}:{}: skip entry {id:?} needs a reason",
+                    path.display(),
+                    n + 1
+                ));
+            }
+            let (map, key) = if is_rule_id(id) {
+                (&mut out.rules, id)
+            } else if let Some(key) = properties_entry(id) {
+                (&mut out.properties, key)
+            } else {
+                (&mut out.cases, id)
+            };
+            map.insert(key.to_owned(), reason.trim().to_owned());
+        }
+        Ok(out)
+    }
+
+    /// Every entry must name a case of the corpus or a rule some case exercises.
+    pub fn check(&self, corpus: &[Case]) -> Result<(), String> {
+        if let Some(id) = self
+            .cases
+            .keys()
+            .find(|id| !corpus.iter().any(|c| &c.id == *id))
+        {
+            return Err(format!("skip list names unknown case {id:?}"));
+        }
+        if let Some(r) = self
+            .rules
+            .keys()
+            .find(|r| !corpus.iter().any(|c| c.rules.contains(r)))
+        {
+            return Err(format!(
+                "skip list names rule {r:?}, which no case exercises"
+            ));
+        }
+        for key in self.properties.keys() {
+            let (op, rule) = key.split_once('/').unwrap_or((key, ""));
+            if !crate::ops::OPERATIONS.contains(&op) {
+                return Err(format!(
+                    "skip list entry \"properties/{key}\" names no operation (one of {})",
+                    crate::ops::OPERATIONS.join(", ")
+                ));
+            }
+            if crate::rules::title(rule).is_none() {
+                return Err(format!(
+                    "skip list entry \"properties/{key}\" names rule {rule:?}, which SPEC.md does not define"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The entry that makes a differential disagreement of `op` on `rule` known: the
+    /// rule itself, or `properties/OP/RULE` (D-KNOWN-1).
+    pub fn known_disagreement(&self, op: &str, rule: &str) -> Option<(String, String)> {
+        if let Some(why) = self.rules.get(rule) {
+            return Some((rule.to_owned(), why.clone()));
+        }
+        let key = format!("{op}/{rule}");
+        self.properties
+            .get(&key)
+            .map(|why| (format!("properties/{key}"), why.clone()))
+    }
+
+    /// What the differential phase treats as known: every rule entry, and `OP/RULE` for
+    /// every `properties/OP/RULE` entry (see [`crate::differential::is_known`]).
+    pub fn known_set(&self) -> std::collections::BTreeSet<String> {
+        self.rules
+            .keys()
+            .chain(self.properties.keys())
+            .cloned()
+            .collect()
+    }
+
+    /// Why this case is on the list: `(by_case_id, reason)`.
+    pub fn reason(&self, id: &str, rules: &[String]) -> Option<(bool, String)> {
+        if let Some(r) = self.cases.get(id) {
+            return Some((true, r.clone()));
+        }
+        rules.iter().find_map(|r| {
+            self.rules
+                .get(r)
+                .map(|why| (false, format!("rule {r}: {why}")))
+        })
+    }
+}
+
+/// What a fresh record counts as once the skip list and the case's level apply
+/// (V-SKIP-1, V-LEVEL-1): a listed case that passes fails with `unexpected_pass` (so the
+/// list only shrinks), a listed failure is skipped with its reason, and an
+/// implementation-defined case answered differently is skipped, never failed.
+pub fn settle(mut rec: CaseRecord, case: &Case, skips: &SkipList) -> CaseRecord {
+    if let Some((by_id, reason)) = skips.reason(&case.id, &case.rules) {
+        match rec.outcome {
+            Outcome::Passed if by_id => {
+                rec.outcome = Outcome::Failed;
+                rec.cause = Some(Cause::UnexpectedPass);
+                rec.message =
+                    "this case is on the skip list but now passes: remove it from the list".into();
+            }
+            Outcome::Passed => {
+                rec.outcome = Outcome::Skipped;
+                rec.message = format!("skip list ({reason}); this case passes");
+            }
+            Outcome::Skipped => {}
+            o => {
+                rec.message = format!(
+                    "skip list: {reason}\n(it {}: {})",
+                    o.as_str(),
+                    rec.message.lines().next().unwrap_or("")
+                );
+                rec.outcome = Outcome::Skipped;
+            }
+        }
+        return rec;
+    }
+    if case.level == Level::ImplementationDefined
+        && matches!(rec.outcome, Outcome::Failed | Outcome::Errored)
+    {
+        rec.message = format!(
+            "implementation-defined: answered differently from the reference's choice (never fails the run): {}",
+            rec.message
+        );
+        rec.outcome = Outcome::Skipped;
+    }
+    rec
+}
+
+fn one_line(s: &str) -> String {
+    crate::error::shorten(s.replace('\n', " | ").as_bytes(), 200)
+}
+
+/// The skip list that makes the next run pass: entries still in effect, plus the
+/// current failures (by case id, or by rule with `by_rule`).
+pub fn written(records: &[CaseRecord], old: &SkipList, by_rule: bool) -> String {
+    let mut lines: BTreeMap<String, String> = BTreeMap::new();
+    for r in records {
+        let on_list = old.reason(&r.id, &r.rules);
+        let failing = matches!(r.outcome, Outcome::Failed | Outcome::Errored)
+            && r.cause != Some(Cause::UnexpectedPass);
+        // A known differential kind: the entry that made it known stays.
+        if let (Some(op), Some(rule), Outcome::Skipped) = (
+            r.group.strip_prefix("properties/"),
+            r.rules.first(),
+            r.outcome,
+        ) {
+            if let Some((entry, why)) = old.known_disagreement(op, rule) {
+                lines.insert(entry, why);
+            }
+        }
+        if let (Some((by_id, _)), Outcome::Skipped) = (&on_list, r.outcome) {
+            if *by_id {
+                lines.insert(r.id.clone(), old.cases[&r.id].clone());
+            } else {
+                for rule in r.rules.iter().filter(|x| old.rules.contains_key(*x)) {
+                    lines.insert(rule.clone(), old.rules[rule].clone());
+                }
+            }
+        }
+        if !failing {
+            continue;
+        }
+        let reason = format!(
+            "{}: {}",
+            r.cause.map_or("failed", Cause::as_str),
+            one_line(&r.message)
+        );
+        if by_rule {
+            for rule in &r.rules {
+                lines
+                    .entry(rule.clone())
+                    .or_insert_with(|| format!("fails {} ({reason})", r.id));
+            }
+        } else if let Some(op) = r.group.strip_prefix("properties/") {
+            // A differential kind: known by operation and rule (its id is a hash of one
+            // counterexample); the fixed vectors of the rule keep counting.
+            for rule in &r.rules {
+                lines
+                    .entry(format!("properties/{op}/{rule}"))
+                    .or_insert_with(|| format!("fails {} ({reason})", r.id));
+            }
+        } else {
+            lines.insert(r.id.clone(), reason);
+        }
+    }
+    let mut s = String::from(
+        "# written by `journal-conformance test --write-skip-file`: the failures of this run\n",
+    );
+    for (id, why) in lines {
+        s.push_str(&format!("{id} {why}\n"));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rule_ids() {
+        assert!(is_rule_id("J-SEQ-1") && is_rule_id("G-1") && is_rule_id("P-TRACE-2"));
+        assert!(!is_rule_id("journal/gap") && !is_rule_id("j-seq-1"));
+    }
+
+    #[test]
+    fn differential_only_entries() {
+        assert_eq!(
+            properties_entry("properties/replay/R-STOP-1"),
+            Some("replay/R-STOP-1")
+        );
+        assert_eq!(properties_entry("properties/replay/0fb44885"), None);
+        assert_eq!(properties_entry("properties/R-STOP-1"), None);
+        assert_eq!(properties_entry("replay/R-STOP-1"), None);
+        let dir = std::env::temp_dir().join(format!("jc-skip-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("s.txt");
+        std::fs::write(&f, "properties/replay/R-STOP-1 stop reason\nJ-ID-1 dup\n").unwrap();
+        let l = SkipList::read(&f).unwrap();
+        assert!(l.cases.is_empty());
+        assert_eq!(
+            l.known_disagreement("replay", "R-STOP-1").unwrap().0,
+            "properties/replay/R-STOP-1"
+        );
+        assert_eq!(l.known_disagreement("validate", "R-STOP-1"), None);
+        assert_eq!(
+            l.known_disagreement("validate", "J-ID-1").unwrap().0,
+            "J-ID-1"
+        );
+        assert!(
+            l.check(&[]).is_err(),
+            "J-ID-1 is exercised by no case of an empty corpus"
+        );
+        let mut only = l.clone();
+        only.rules.clear();
+        assert!(only.check(&[]).is_ok());
+        only.properties.insert("nope/R-STOP-1".into(), "x".into());
+        assert!(only.check(&[]).unwrap_err().contains("names no operation"));
+        only.properties.clear();
+        only.properties.insert("replay/R-NOPE-9".into(), "x".into());
+        assert!(only.check(&[]).unwrap_err().contains("does not define"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
