@@ -41,7 +41,7 @@ pub fn explain_record(r: &CaseRecord) -> String {
         .checks
         .iter()
         .any(|c| matches!(c.outcome, Outcome::Failed | Outcome::Errored));
-    if !r.message.is_empty() && (!explained_by_checks || r.group.starts_with("properties")) {
+    if !r.message.is_empty() && (!explained_by_checks || r.is_differential()) {
         s.push_str(&r.message);
         s.push('\n');
     }

@@ -47,8 +47,6 @@
 pub mod adapter;
 pub mod branch;
 pub mod canonical;
-pub mod cli;
-pub mod commands;
 pub mod differential;
 pub mod error;
 pub mod event;

@@ -171,7 +171,28 @@ impl CheckRecord {
     }
 }
 
+/// The group of the differential phase's cases (SPEC.md 13.6): a kind is the case
+/// `properties/<op>/<8 hex>` of group `properties/<op>`, its adapter faults the case
+/// `properties/adapter-faults`.
+pub const PROPERTIES: &str = "properties";
+
+/// Whether a case id is one of the differential phase's (`properties/...`).
+pub fn is_differential_id(id: &str) -> bool {
+    id.strip_prefix(PROPERTIES)
+        .is_some_and(|rest| rest.starts_with('/'))
+}
+
 impl CaseRecord {
+    /// The operation of a differential kind's record (group `properties/<op>`).
+    pub fn differential_op(&self) -> Option<&str> {
+        self.group.strip_prefix(PROPERTIES)?.strip_prefix('/')
+    }
+
+    /// Whether the record is one of the differential phase's.
+    pub fn is_differential(&self) -> bool {
+        is_differential_id(&self.id)
+    }
+
     /// Did any check of this case run (answer compared, or an adapter fault)?
     pub fn checked(&self) -> bool {
         self.checks.iter().any(|c| c.outcome != Outcome::Skipped)

@@ -23,27 +23,28 @@ use super::valid::GeneratedJournal;
 use super::vector;
 
 /// Arguments of `generate`.
-#[derive(clap::Args, Debug, Clone)]
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct GenerateArgs {
     /// `valid`, a defect name (e.g. `sequence-gap`; `--kind list` prints them all and
     /// needs no `--out`), or `mixed` (several defects, labelled by the precedence rule).
-    #[arg(long, default_value = "valid")]
+    #[cfg_attr(feature = "cli", arg(long, default_value = "valid"))]
     pub kind: String,
     /// How many journals to write.
-    #[arg(long, default_value_t = 10)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10))]
     pub count: usize,
     /// Seed; the same seed gives the same bytes.
-    #[arg(long, default_value_t = 0)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 0))]
     pub seed: u64,
     /// Events per journal, `MIN..MAX` with both ends inclusive (or one number).
-    #[arg(long, default_value = "1..20", value_parser = parse_events)]
+    #[cfg_attr(feature = "cli", arg(long, default_value = "1..20", value_parser = parse_events))]
     pub events: EventRange,
     /// Envelope profile of the generated journals (`profile-violation` forces
     /// `trace-0.1`).
-    #[arg(long, default_value = "core")]
+    #[cfg_attr(feature = "cli", arg(long, default_value = "core"))]
     pub profile: Profile,
     /// Output directory (created if missing); required unless `--kind list`.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub out: Option<PathBuf>,
 }
 
@@ -139,6 +140,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
 
 /// Generate `args.count` journals of `args.kind` into `args.out`.
 pub fn run(args: &GenerateArgs) -> Result<GenerateSummary, String> {
+    run_with_progress(args, &mut |_, _| {})
+}
+
+/// [`run`], calling `progress(n, count)` before journal `n` is drawn.
+pub fn run_with_progress(
+    args: &GenerateArgs,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<GenerateSummary, String> {
     let kind = parse_kind(&args.kind)?;
     if args.count > MAX_COUNT {
         return Err(format!("at most {MAX_COUNT} journals per run"));
@@ -164,13 +173,8 @@ pub fn run(args: &GenerateArgs) -> Result<GenerateSummary, String> {
         _ => None,
     };
     let mut summary = GenerateSummary::default();
-    // A progress bar on a terminal only (indicatif draws nothing otherwise).
-    let bar = (args.count >= 100 && std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .then(|| indicatif::ProgressBar::new(args.count as u64));
     for n in 0..args.count {
-        if let Some(b) = &bar {
-            b.inc(1);
-        }
+        progress(n, args.count);
         let stem = format!("{}-{n}", args.kind);
         let input_file = format!("{stem}.jsonl");
         let rng = rng_for(&args.kind, args.seed, n);
@@ -199,9 +203,6 @@ pub fn run(args: &GenerateArgs) -> Result<GenerateSummary, String> {
         doc.push('\n');
         write_atomic(&sidecar_path, doc.as_bytes())?;
         summary.files.push((journal_path, sidecar_path));
-    }
-    if let Some(b) = bar {
-        b.finish_and_clear();
     }
     Ok(summary)
 }

@@ -136,7 +136,7 @@ fn merge_one(
                 None => {
                     cases.insert(id, (group, o));
                 }
-                Some(seen) if id.starts_with("properties/") => {
+                Some(seen) if crate::record::is_differential_id(&id) => {
                     if severity(o) > severity(seen.1) {
                         seen.1 = o;
                     }

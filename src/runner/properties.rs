@@ -7,7 +7,7 @@ use super::skiplist::SkipList;
 use super::Options;
 use crate::adapter::{ImplInfo, Implementation};
 use crate::json::Value;
-use crate::record::{CaseRecord, Outcome};
+use crate::record::{CaseRecord, Outcome, PROPERTIES};
 use crate::report::PropertiesSummary;
 use crate::verdict::Cause;
 
@@ -94,7 +94,7 @@ pub fn convert(
         let case = &k.counterexample;
         let mut rec = run_case(imp, case);
         rec.id = k.id.clone();
-        rec.group = format!("properties/{}", k.op);
+        rec.group = format!("{PROPERTIES}/{}", k.op);
         rec.rules = vec![k.rule.id().to_owned()];
         if rec.outcome == Outcome::Passed || rec.outcome == Outcome::Skipped {
             // Disagreed during the phase, agrees when asked again: still a disagreement.
@@ -162,8 +162,8 @@ fn faults_record(
         .find(|(op, _)| op == "*")
         .map_or(String::new(), |(_, w)| format!("; {w}"));
     CaseRecord {
-        id: "properties/adapter-faults".into(),
-        group: "properties".into(),
+        id: format!("{PROPERTIES}/adapter-faults"),
+        group: PROPERTIES.into(),
         level: crate::vectors::Level::Must,
         outcome: Outcome::Errored,
         message: format!(

@@ -193,11 +193,9 @@ pub fn written(records: &[CaseRecord], old: &SkipList, by_rule: bool) -> String 
         let failing = matches!(r.outcome, Outcome::Failed | Outcome::Errored)
             && r.cause != Some(Cause::UnexpectedPass);
         // A known differential kind: the entry that made it known stays.
-        if let (Some(op), Some(rule), Outcome::Skipped) = (
-            r.group.strip_prefix("properties/"),
-            r.rules.first(),
-            r.outcome,
-        ) {
+        if let (Some(op), Some(rule), Outcome::Skipped) =
+            (r.differential_op(), r.rules.first(), r.outcome)
+        {
             if let Some((entry, why)) = old.known_disagreement(op, rule) {
                 lines.insert(entry, why);
             }
@@ -225,7 +223,7 @@ pub fn written(records: &[CaseRecord], old: &SkipList, by_rule: bool) -> String 
                     .entry(rule.clone())
                     .or_insert_with(|| format!("fails {} ({reason})", r.id));
             }
-        } else if let Some(op) = r.group.strip_prefix("properties/") {
+        } else if let Some(op) = r.differential_op() {
             // A differential kind: known by operation and rule (its id is a hash of one
             // counterexample); the fixed vectors of the rule keep counting.
             for rule in &r.rules {

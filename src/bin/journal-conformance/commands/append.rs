@@ -11,12 +11,12 @@
 use std::io::{self, BufReader, Read, Write};
 use std::path::PathBuf;
 
-use crate::canonical;
-use crate::cli::{diagnostic, display_name, report, LineLimit};
-use crate::cli::{EXIT_INVALID, EXIT_OK, EXIT_USAGE};
-use crate::event::Profile;
-use crate::journal::ReadError;
-use crate::json::Value;
+use crate::io::{diagnostic, display_name, report, LineLimit};
+use crate::io::{EXIT_INVALID, EXIT_OK, EXIT_USAGE};
+use journal_conformance::canonical;
+use journal_conformance::event::Profile;
+use journal_conformance::journal::ReadError;
+use journal_conformance::json::Value;
 
 /// Arguments of `append`.
 #[derive(clap::Args, Debug)]
@@ -60,10 +60,11 @@ fn run_append(
     max_line_bytes: usize,
 ) -> i32 {
     let name = display_name(file);
-    let (mut store, rec) = match crate::store::Store::open_bounded(file, profile, max_line_bytes) {
-        Ok(x) => x,
-        Err(e) => return report(&name, e),
-    };
+    let (mut store, rec) =
+        match journal_conformance::store::Store::open_bounded(file, profile, max_line_bytes) {
+            Ok(x) => x,
+            Err(e) => return report(&name, e),
+        };
     if let Some(t) = &rec.torn {
         eprintln!(
             "{name}: recovered: moved a torn tail of {} bytes at offset {} to {} ({})",
@@ -84,7 +85,7 @@ fn run_append(
         }
     };
     let input_name = display_name(events);
-    let mut lines = crate::wire::LineReader::with_max_line_bytes(
+    let mut lines = journal_conformance::wire::LineReader::with_max_line_bytes(
         BufReader::with_capacity(1 << 16, source),
         max_line_bytes,
     );

@@ -8,8 +8,8 @@
 
 use std::path::PathBuf;
 
-use crate::cli::{display_name, print_json, report, LineLimit};
-use crate::event::Profile;
+use crate::io::{display_name, print_json, report, LineLimit};
+use journal_conformance::event::Profile;
 
 /// Arguments of `recover`.
 #[derive(clap::Args, Debug)]
@@ -33,9 +33,9 @@ pub fn run(args: RecoverArgs) -> i32 {
     } = args;
     let name = display_name(&file);
     let result = if apply {
-        crate::store::Store::open_bounded(&file, profile, limit.get()).map(|(_, r)| r)
+        journal_conformance::store::Store::open_bounded(&file, profile, limit.get()).map(|(_, r)| r)
     } else {
-        crate::store::inspect_recovery_bounded(&file, profile, limit.get())
+        journal_conformance::store::inspect_recovery_bounded(&file, profile, limit.get())
     };
     match result {
         Ok(r) => print_json(&r.to_json()),

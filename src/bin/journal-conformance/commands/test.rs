@@ -1,13 +1,13 @@
 //! `journal-conformance test`: its arguments (declared with clap like every other
-//! command) and their translation into [`crate::runner::Options`].
+//! command) and their translation into [`journal_conformance::runner::Options`].
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::record::CaseRecord;
-use crate::report::Header;
-use crate::runner::{
+use journal_conformance::record::CaseRecord;
+use journal_conformance::report::Header;
+use journal_conformance::runner::{
     Format, LevelSelect, Options, Partition, Printer, Reporter, RunError, RunOutcome, Selection,
 };
 
@@ -185,7 +185,7 @@ pub fn run(t: TestArgs) -> i32 {
         fail_fast: t.fail_fast,
     };
     if list {
-        return match crate::runner::list(&opts, format == Format::Json) {
+        return match journal_conformance::runner::list(&opts, format == Format::Json) {
             Ok(lines) => {
                 let mut o = std::io::stdout().lock();
                 for l in lines {
@@ -197,12 +197,12 @@ pub fn run(t: TestArgs) -> i32 {
         };
     }
     let mut reporter = Progress::new(Printer::new(format));
-    let outcome = match crate::runner::run(&opts, &mut reporter) {
+    let outcome = match journal_conformance::runner::run(&opts, &mut reporter) {
         Ok(o) => o,
         Err(e) => return fail(&e),
     };
     let mut status = outcome.exit_status();
-    if let Err(errors) = crate::runner::write_outputs(&opts, &outcome) {
+    if let Err(errors) = journal_conformance::runner::write_outputs(&opts, &outcome) {
         for e in errors {
             eprintln!("error: {e}");
         }

@@ -4,21 +4,33 @@
 //! `J-ORDER-1`). `--kind list` prints the kinds.
 //!
 //! The arguments ([`GenerateArgs`]) and the generation itself live in
-//! [`crate::generate::cli`], which the kit's tests call directly; this module prints the
+//! [`journal_conformance::generate::cli`], which the kit's tests call directly; this module prints the
 //! outcome and maps it to the exit status (`X-EXIT-1`).
 
-use crate::cli::{EXIT_OK, EXIT_USAGE};
-use crate::generate::cli::GenerateArgs;
+use crate::io::{EXIT_OK, EXIT_USAGE};
+use journal_conformance::generate::cli::GenerateArgs;
 
 /// Run `generate`; returns the exit status.
 pub fn run(args: GenerateArgs) -> i32 {
     if args.kind == "list" {
-        for k in crate::generate::cli::kinds() {
+        for k in journal_conformance::generate::cli::kinds() {
             println!("{k}");
         }
         return EXIT_OK;
     }
-    match crate::generate::cli::run(&args) {
+    // A progress bar on a terminal only (indicatif draws nothing otherwise).
+    let bar = (args.count >= 100 && std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .then(|| indicatif::ProgressBar::new(args.count as u64));
+    let mut progress = |_: usize, _: usize| {
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    };
+    let outcome = journal_conformance::generate::cli::run_with_progress(&args, &mut progress);
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    match outcome {
         Ok(summary) => {
             eprintln!(
                 "generate: wrote {} journals with sidecars to {}",

@@ -1,15 +1,15 @@
 //! `journal-conformance summary REPORT...`: a markdown (or `--json`) table of several
 //! `test --report` files side by side (SPEC.md 13.5), optionally also a self-contained
-//! HTML page (`--html`, [`crate::html`]).
+//! HTML page (`--html`, [`journal_conformance::html`]).
 //!
 //! The shards of one `--partition` run are merged into the verdict of the unsharded run,
 //! and the command exits with the worst verdict over implementations (`X-VERDICT-1`,
-//! `X-EXIT-1`). The table is [`crate::report::summary`]'s.
+//! `X-EXIT-1`). The table is [`journal_conformance::report::summary`]'s.
 
 use std::path::PathBuf;
 
-use crate::cli::EXIT_USAGE;
-use crate::report::{
+use crate::io::EXIT_USAGE;
+use journal_conformance::report::{
     self,
     summary::{merge_shards, table, ReportSummary},
 };
@@ -34,7 +34,7 @@ pub fn run(args: SummaryArgs) -> i32 {
         html,
     } = args;
     if let Some(out) = &html {
-        if let Err(e) = crate::html::write_page(out, &reports) {
+        if let Err(e) = journal_conformance::html::write_page(out, &reports) {
             eprintln!("error: {e}");
             return EXIT_USAGE;
         }

@@ -16,12 +16,12 @@ use std::path::PathBuf;
 
 use clap::Subcommand;
 
-use crate::canonical;
-use crate::cli::{display_name, open_input, print_json, report, LineLimit};
-use crate::cli::{EXIT_INVALID, EXIT_OK, EXIT_USAGE};
-use crate::event::Profile;
-use crate::journal::ReadError;
-use crate::json::Value;
+use crate::io::{display_name, open_input, print_json, report, LineLimit};
+use crate::io::{EXIT_INVALID, EXIT_OK, EXIT_USAGE};
+use journal_conformance::canonical;
+use journal_conformance::event::Profile;
+use journal_conformance::journal::ReadError;
+use journal_conformance::json::Value;
 
 #[derive(Subcommand, Debug)]
 pub enum TreeAction {
@@ -82,15 +82,15 @@ fn load(
     profile: Profile,
     shape_only: bool,
     limit: LineLimit,
-) -> Result<crate::tree::Loaded, ReadError> {
+) -> Result<journal_conformance::tree::Loaded, ReadError> {
     open_input(file)
         .map_err(ReadError::Io)
-        .and_then(|r| crate::tree::Loaded::read(r, profile, shape_only, limit.get()))
+        .and_then(|r| journal_conformance::tree::Loaded::read(r, profile, shape_only, limit.get()))
 }
 
 /// Run a `tree` action; returns the exit status.
 pub fn run(action: TreeAction) -> i32 {
-    use crate::tree;
+    use journal_conformance::tree;
     match action {
         TreeAction::Inspect {
             file,
@@ -150,14 +150,15 @@ pub fn run(action: TreeAction) -> i32 {
             profile,
             limit,
         } => {
-            let bytes =
-                match open_input(&file).and_then(|r| crate::wire::read_bounded(r, limit.get())) {
-                    Ok(b) => b,
-                    Err(e) => return report(&display_name(&file), ReadError::Io(e)),
-                };
+            let bytes = match open_input(&file)
+                .and_then(|r| journal_conformance::wire::read_bounded(r, limit.get()))
+            {
+                Ok(b) => b,
+                Err(e) => return report(&display_name(&file), ReadError::Io(e)),
+            };
             let document = open_input(&ops)
                 .map_err(ReadError::Io)
-                .and_then(|r| crate::ops::read_document(r, limit.get()));
+                .and_then(|r| journal_conformance::ops::read_document(r, limit.get()));
             let steps = match document {
                 Ok(v) => match v
                     .as_array()
@@ -212,7 +213,8 @@ pub fn run(action: TreeAction) -> i32 {
                                 eprintln!("error: --out must not be the input file (the kit never rewrites its input)");
                                 return EXIT_USAGE;
                             }
-                            match crate::fsutil::write_atomic(&path, text.as_bytes()) {
+                            match journal_conformance::fsutil::write_atomic(&path, text.as_bytes())
+                            {
                                 Ok(()) => status,
                                 Err(e) => {
                                     eprintln!("error: {}: {e}", path.display());

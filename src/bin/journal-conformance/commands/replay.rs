@@ -3,15 +3,15 @@
 //! `O-RANGE-1` for `--until`) as one line of canonical JSON (`X-JSON-1`).
 //!
 //! Without `--from-checkpoint` the journal is read from FILE or `-` (`X-STDIN-1`) by
-//! [`crate::fast::replay`]; with it, replay restores the checkpoint and reads only the
+//! [`journal_conformance::fast::replay`]; with it, replay restores the checkpoint and reads only the
 //! tail (SPEC.md 16.3, `K-REPLAY-1`), or ignores a checkpoint that does not fit and says
 //! why on stderr (`K-IGNORE-1`). `--max-line-bytes` is the limit of SPEC.md 16.5.
 
 use std::path::PathBuf;
 
-use crate::cli::{display_name, open_input, print_json, print_projection, report, LineLimit};
-use crate::event::Profile;
-use crate::journal::ReadError;
+use crate::io::{display_name, open_input, print_json, print_projection, report, LineLimit};
+use journal_conformance::event::Profile;
+use journal_conformance::journal::ReadError;
 
 /// Arguments of `replay`.
 #[derive(clap::Args, Debug)]
@@ -44,13 +44,18 @@ pub fn run(args: ReplayArgs) -> i32 {
     } = args;
     match from_checkpoint {
         Some(ck) => {
-            match crate::store::replay_from_checkpoint_bounded(&file, &ck, profile, limit.get()) {
+            match journal_conformance::store::replay_from_checkpoint_bounded(
+                &file,
+                &ck,
+                profile,
+                limit.get(),
+            ) {
                 Ok((state, used)) => {
                     match used {
-                        crate::store::CheckpointUse::Used { tail_events } => {
+                        journal_conformance::store::CheckpointUse::Used { tail_events } => {
                             eprintln!("checkpoint used: {tail_events} tail events replayed")
                         }
-                        crate::store::CheckpointUse::Ignored(why) => {
+                        journal_conformance::store::CheckpointUse::Ignored(why) => {
                             eprintln!("checkpoint ignored ({why}); replayed from event zero")
                         }
                     }
@@ -62,9 +67,10 @@ pub fn run(args: ReplayArgs) -> i32 {
         None => {
             let name = display_name(&file);
             match open_input(&file).map_err(ReadError::Io).and_then(|r| {
-                crate::fast::replay(
+                journal_conformance::fast::replay(
                     r,
-                    &crate::fast::Options::new(profile).with_max_line_bytes(limit.get()),
+                    &journal_conformance::fast::Options::new(profile)
+                        .with_max_line_bytes(limit.get()),
                     until,
                 )
             }) {

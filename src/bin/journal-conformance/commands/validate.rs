@@ -6,15 +6,15 @@
 //! `-` (`X-STDIN-1`), a human diagnostic on stderr or, with `--json`,
 //! `{"ok":true,"event_count":N}` / `{"ok":false,"error":ERROR}` on stdout (`X-JSON-1`,
 //! `O-ERR-1`), and the exit status (`X-EXIT-1`). The checking itself is
-//! [`crate::fast::validate`]; `--max-line-bytes` is the limit of SPEC.md 16.5.
+//! [`journal_conformance::fast::validate`]; `--max-line-bytes` is the limit of SPEC.md 16.5.
 
 use std::path::PathBuf;
 
-use crate::cli::{display_name, open_input, print_json, report, LineLimit};
-use crate::cli::{EXIT_INVALID, EXIT_OK};
-use crate::event::Profile;
-use crate::journal::ReadError;
-use crate::json::Value;
+use crate::io::{display_name, open_input, print_json, report, LineLimit};
+use crate::io::{EXIT_INVALID, EXIT_OK};
+use journal_conformance::event::Profile;
+use journal_conformance::journal::ReadError;
+use journal_conformance::json::Value;
 
 /// Arguments of `validate`.
 #[derive(clap::Args, Debug)]
@@ -39,9 +39,9 @@ pub fn run(args: ValidateArgs) -> i32 {
     } = args;
     let name = display_name(&file);
     let result = open_input(&file).map_err(ReadError::Io).and_then(|r| {
-        crate::fast::validate(
+        journal_conformance::fast::validate(
             r,
-            &crate::fast::Options::new(profile).with_max_line_bytes(limit.get()),
+            &journal_conformance::fast::Options::new(profile).with_max_line_bytes(limit.get()),
         )
     });
     match (result, json) {

@@ -9,9 +9,9 @@
 
 use std::path::PathBuf;
 
-use crate::cli::{display_name, print_json, report, LineLimit};
-use crate::event::Profile;
-use crate::json::Value;
+use crate::io::{display_name, print_json, report, LineLimit};
+use journal_conformance::event::Profile;
+use journal_conformance::json::Value;
 
 /// Arguments of `checkpoint`.
 #[derive(clap::Args, Debug)]
@@ -38,7 +38,7 @@ pub fn run(args: CheckpointArgs) -> i32 {
         p.push(".checkpoint.json");
         PathBuf::from(p)
     });
-    match crate::store::checkpoint_file_bounded(&file, &ck, profile, limit.get()) {
+    match journal_conformance::store::checkpoint_file_bounded(&file, &ck, profile, limit.get()) {
         Ok(c) => print_json(&Value::object([
             ("checkpoint", Value::from(ck.display().to_string())),
             ("event_count", Value::from_u64(c.event_count)),

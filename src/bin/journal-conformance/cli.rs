@@ -1,29 +1,13 @@
-//! The command-line interface (SPEC.md section "Command line", rules `X-*`).
-//!
-//! This module owns argument parsing (clap), reading FILE or `-` (stdin), printing
-//! results as JSON with SPEC.md's field names, human diagnostics, and the exit
-//! status contract: 0 ok, 1 invalid input or non-conformant, 2 usage or internal
-//! error. The body of each subcommand (and its arguments, where they are its own) lives
-//! in [`crate::commands`], one module per subcommand; [`run`] only dispatches to them.
-
-use std::io::{self, BufRead, BufReader, Write};
+//! The command line's root (SPEC.md section 11, rules `X-*`): the clap definition of every
+//! subcommand and the dispatch to [`crate::commands`], one module per subcommand (each
+//! owns its arguments, where they are its own, and its `run`).
 
 use clap::{Parser, Subcommand};
 
-use crate::canonical;
-use crate::error::Error;
-use crate::journal::ReadError;
-use crate::json::Value;
+use crate::io::{EXIT_OK, EXIT_USAGE};
 
 pub use crate::commands::golden::GoldenAction;
 pub use crate::commands::tree::TreeAction;
-
-/// Exit status: success.
-pub const EXIT_OK: i32 = 0;
-/// Exit status: invalid input or non-conformant implementation.
-pub const EXIT_INVALID: i32 = 1;
-/// Exit status: usage or internal error.
-pub const EXIT_USAGE: i32 = 2;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -76,7 +60,7 @@ pub enum Command {
         action: TreeAction,
     },
     /// Write generated journals (valid or with a defect) and their vector sidecars.
-    Generate(crate::generate::cli::GenerateArgs),
+    Generate(journal_conformance::generate::cli::GenerateArgs),
     /// Print one conformance case: description, rules, tags, escaped input, checks.
     Show(crate::commands::show::ShowArgs),
     /// The golden traces shipped with the kit.
@@ -84,114 +68,6 @@ pub enum Command {
         #[command(subcommand)]
         action: GoldenAction,
     },
-}
-
-/// `--max-line-bytes N` (SPEC.md 16.5): the longest line a command reads.
-#[derive(clap::Args, Debug, Clone, Copy)]
-pub struct LineLimit {
-    /// Longest line accepted, in bytes (an implementation limit, SPEC.md 16.5); a longer
-    /// line is an I/O error (exit 2) naming the file and line.
-    #[arg(long = "max-line-bytes", value_name = "N",
-          default_value_t = crate::wire::DEFAULT_MAX_LINE_BYTES as u64,
-          value_parser = clap::value_parser!(u64).range(1..))]
-    pub max_line_bytes: u64,
-}
-
-impl LineLimit {
-    pub fn get(self) -> usize {
-        usize::try_from(self.max_line_bytes).unwrap_or(usize::MAX)
-    }
-}
-
-/// Open FILE, or stdin for `-`.
-pub fn open_input(path: &std::path::Path) -> io::Result<Box<dyn BufRead + Send>> {
-    if path.as_os_str() == "-" {
-        Ok(Box::new(BufReader::with_capacity(1 << 16, io::stdin())))
-    } else {
-        Ok(Box::new(BufReader::with_capacity(
-            1 << 16,
-            std::fs::File::open(path)?,
-        )))
-    }
-}
-
-pub(crate) fn display_name(path: &std::path::Path) -> String {
-    if path.as_os_str() == "-" {
-        "<stdin>".into()
-    } else {
-        path.display().to_string()
-    }
-}
-
-/// A human diagnostic: `FILE:LINE:COL: error[code]: message`, then the line.
-pub fn diagnostic(file: &str, e: &Error) -> String {
-    let mut place = file.to_owned();
-    if let Some(l) = e.line {
-        place.push_str(&format!(":{l}"));
-        if let Some(c) = e.column {
-            place.push_str(&format!(":{c}"));
-        }
-    }
-    let mut s = format!("{place}: error[{}]: {}", e.code, e.message);
-    let mut ctx = Vec::new();
-    if let Some(seq) = e.sequence {
-        ctx.push(format!("sequence {seq}"));
-    }
-    if let Some(id) = &e.event_id {
-        ctx.push(format!("event_id {id:?}"));
-    }
-    if !ctx.is_empty() {
-        s.push_str(&format!(" ({})", ctx.join(", ")));
-    }
-    if let Some(x) = &e.excerpt {
-        s.push_str(&format!("\n  | {x}"));
-    }
-    s
-}
-
-pub(crate) fn print_json(v: &Value) -> i32 {
-    let mut out = io::stdout().lock();
-    let mut text = canonical::to_string(v);
-    text.push('\n');
-    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-        Ok(()) => EXIT_OK,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => EXIT_OK,
-        Err(e) => {
-            eprintln!("error: writing output: {e}");
-            EXIT_USAGE
-        }
-    }
-}
-
-/// Stream the replay projection's canonical JSON and a newline (as `print_json` would).
-pub(crate) fn print_projection(p: &crate::fast::Projection) -> i32 {
-    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    match p
-        .write_json(&mut out)
-        .and_then(|_| out.write_all(b"\n"))
-        .and_then(|_| out.flush())
-    {
-        Ok(()) => EXIT_OK,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => EXIT_OK,
-        Err(e) => {
-            eprintln!("error: writing output: {e}");
-            EXIT_USAGE
-        }
-    }
-}
-
-/// Report a failed read: a located diagnostic (exit 1) or an I/O error (exit 2).
-pub(crate) fn report(file: &str, e: ReadError) -> i32 {
-    match e {
-        ReadError::Invalid(e) => {
-            eprintln!("{}", diagnostic(file, &e));
-            EXIT_INVALID
-        }
-        ReadError::Io(e) => {
-            eprintln!("error: {file}: {e}");
-            EXIT_USAGE
-        }
-    }
 }
 
 /// Run the CLI with the process arguments; returns the exit status.

@@ -3,14 +3,14 @@
 //! one JSON text per `O-CANON-1`), or the SHA-256 of that text with `--sha256`.
 //!
 //! FILE may be `-` (`X-STDIN-1`). The document is read streaming by
-//! [`crate::ops::read_document`] (SPEC.md 16.5, "`canonical` streams"), bounded by
+//! [`journal_conformance::ops::read_document`] (SPEC.md 16.5, "`canonical` streams"), bounded by
 //! `--max-line-bytes`.
 
 use std::path::PathBuf;
 
-use crate::cli::{display_name, open_input, report, LineLimit, EXIT_OK};
-use crate::journal::ReadError;
-use crate::{canonical, fingerprint, ops};
+use crate::io::{display_name, open_input, report, LineLimit, EXIT_OK};
+use journal_conformance::journal::ReadError;
+use journal_conformance::{canonical, fingerprint, ops};
 
 /// Arguments of `canonical`.
 #[derive(clap::Args, Debug)]

@@ -3,14 +3,14 @@
 //! `B-PARENT-1`, checked in the order of `O-ORDER-1`) as one line of canonical JSON
 //! (`X-JSON-1`).
 //!
-//! FILE may be `-` (`X-STDIN-1`); the record is built by [`crate::fast::branch`], and
+//! FILE may be `-` (`X-STDIN-1`); the record is built by [`journal_conformance::fast::branch`], and
 //! `--max-line-bytes` is the limit of SPEC.md 16.5.
 
 use std::path::PathBuf;
 
-use crate::cli::{display_name, open_input, print_json, report, LineLimit};
-use crate::event::Profile;
-use crate::journal::ReadError;
+use crate::io::{display_name, open_input, print_json, report, LineLimit};
+use journal_conformance::event::Profile;
+use journal_conformance::journal::ReadError;
 
 /// Arguments of `branch`.
 #[derive(clap::Args, Debug)]
@@ -38,9 +38,9 @@ pub fn run(args: BranchArgs) -> i32 {
     } = args;
     let name = display_name(&file);
     match open_input(&file).map_err(ReadError::Io).and_then(|r| {
-        crate::fast::branch(
+        journal_conformance::fast::branch(
             r,
-            &crate::fast::Options::new(profile).with_max_line_bytes(limit.get()),
+            &journal_conformance::fast::Options::new(profile).with_max_line_bytes(limit.get()),
             at,
             &id,
         )

@@ -1,7 +1,7 @@
 //! One module per subcommand, as cargo's `src/bin/cargo/commands/`: each owns its clap
-//! arguments (where they are its own) and its `run`, and [`crate::cli`] only holds the
-//! enum variant and a one-line dispatch, with the helpers the commands share
-//! ([`crate::cli::open_input`], [`crate::cli::diagnostic`], the exit statuses, ...).
+//! arguments (where they are its own) and its `run`; [`crate::cli`] holds the enum
+//! variant and a one-line dispatch, and [`crate::io`] the helpers the commands share
+//! ([`crate::io::open_input`], [`crate::io::diagnostic`], the exit statuses, ...).
 
 pub mod append;
 pub mod branch;

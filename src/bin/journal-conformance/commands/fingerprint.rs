@@ -2,14 +2,14 @@
 //! `0..=N` (SPEC.md section 7, rules `F-FP-1`, `F-FP-2`; `O-RANGE-1` for `--until`) as the
 //! bare lowercase hex digest (`X-JSON-1`).
 //!
-//! FILE may be `-` (`X-STDIN-1`); the computation is [`crate::fast::fingerprint`], and
+//! FILE may be `-` (`X-STDIN-1`); the computation is [`journal_conformance::fast::fingerprint`], and
 //! `--max-line-bytes` is the limit of SPEC.md 16.5.
 
 use std::path::PathBuf;
 
-use crate::cli::{display_name, open_input, report, LineLimit, EXIT_OK};
-use crate::event::Profile;
-use crate::journal::ReadError;
+use crate::io::{display_name, open_input, report, LineLimit, EXIT_OK};
+use journal_conformance::event::Profile;
+use journal_conformance::journal::ReadError;
 
 /// Arguments of `fingerprint`.
 #[derive(clap::Args, Debug)]
@@ -33,9 +33,9 @@ pub fn run(args: FingerprintArgs) -> i32 {
     } = args;
     let name = display_name(&file);
     match open_input(&file).map_err(ReadError::Io).and_then(|r| {
-        crate::fast::fingerprint(
+        journal_conformance::fast::fingerprint(
             r,
-            &crate::fast::Options::new(profile).with_max_line_bytes(limit.get()),
+            &journal_conformance::fast::Options::new(profile).with_max_line_bytes(limit.get()),
             until,
         )
     }) {

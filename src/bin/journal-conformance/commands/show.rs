@@ -2,18 +2,18 @@
 //! SPEC.md 12, rules `V-CASE-1`, `V-EXPECT-1`).
 //!
 //! This module owns printing one case of the corpus: its description, rules with their
-//! titles, tags, level, profile, escaped input ([`crate::explain::escape`]) and checks;
+//! titles, tags, level, profile, escaped input ([`journal_conformance::explain::escape`]) and checks;
 //! `--input` writes its exact input bytes (to pipe into one's own implementation) and
-//! `--json` its vector ([`crate::vectors::to_file_json`]). An unknown id is a usage
+//! `--json` its vector ([`journal_conformance::vectors::to_file_json`]). An unknown id is a usage
 //! error (exit 2) that suggests close ids.
 
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::cli::{EXIT_OK, EXIT_USAGE};
-use crate::preview::{self, Preview};
-use crate::vectors::Case;
-use crate::{canonical, runner};
+use crate::io::{EXIT_OK, EXIT_USAGE};
+use journal_conformance::preview::{self, Preview};
+use journal_conformance::vectors::Case;
+use journal_conformance::{canonical, runner};
 
 /// How many input bytes the human view shows escaped (`--input` has them all).
 pub const SHOW_BYTES: usize = 64 * 1024;
@@ -53,7 +53,9 @@ pub fn run(args: ShowArgs) -> i32 {
     let out = if args.input {
         case.input.clone()
     } else if args.json {
-        let mut t = canonical::to_string(&crate::vectors::to_file_json(std::slice::from_ref(case)));
+        let mut t = canonical::to_string(&journal_conformance::vectors::to_file_json(
+            std::slice::from_ref(case),
+        ));
         t.push('\n');
         t.into_bytes()
     } else {
@@ -77,7 +79,7 @@ pub fn render(case: &Case) -> String {
         case.id, case.description
     );
     for r in &case.rules {
-        let t = crate::rules::title(r).unwrap_or("(not a rule of this SPEC.md)");
+        let t = journal_conformance::rules::title(r).unwrap_or("(not a rule of this SPEC.md)");
         s.push_str(&format!("    {r}: {t}\n"));
     }
     let tags = if case.tags.is_empty() {

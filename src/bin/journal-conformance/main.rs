@@ -1,0 +1,13 @@
+//! The `journal-conformance` command: [`cli`] parses the arguments and dispatches to one
+//! module per subcommand ([`commands`], as cargo's `src/bin/cargo/commands/`), which share
+//! [`io`]. Everything the commands do lives in the library; this crate only parses, prints
+//! and maps outcomes to exit statuses.
+
+mod cli;
+mod commands;
+mod io;
+
+fn main() {
+    journal_conformance::fast::tune_allocator();
+    std::process::exit(cli::main());
+}
