@@ -458,13 +458,20 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 /// `cp -a`, or with `-al` hard links: for trees a job reads and never edits in place (the
-/// checkout, pip), which makes a fresh workspace cheap.
+/// checkout, pip), which makes a fresh workspace cheap. Across file systems, a copy.
 fn cp(from: &Path, to: &Path, how: &str) {
     std::fs::create_dir_all(to).unwrap();
-    sh(Command::new("cp")
-        .arg(how)
-        .arg(format!("{}/.", from.display()))
-        .arg(to));
+    let src = format!("{}/.", from.display());
+    let linked = how == "-al"
+        && Command::new("cp")
+            .args(["-al", &src])
+            .arg(to)
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+    if !linked {
+        sh(Command::new("cp").args(["-a", &src]).arg(to));
+    }
 }
 
 /// What a job left in the kit's checkout (`git status --ignored`): nothing, or a line each.
@@ -500,8 +507,8 @@ fn checkout(repo: &Path, ws: &Path, submodules: bool) {
 }
 
 /// A fresh venv with pip (`python -m pip`), whose bin/ goes first on PATH: setup-python, or
-/// an image's Python. pip is copied from one venv made per test process (ensurepip takes
-/// seconds each time).
+/// an image's Python. pip is linked from one venv kept in cargo's target directory per
+/// Python version (ensurepip takes seconds each time).
 fn fresh_python(dir: &Path) -> PathBuf {
     static TEMPLATE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     let site = |venv: &Path| -> PathBuf {
@@ -515,9 +522,14 @@ fn fresh_python(dir: &Path) -> PathBuf {
         py.join("site-packages")
     };
     let template = TEMPLATE.get_or_init(|| {
-        let t = std::env::temp_dir().join(format!("jc-recipes-{}-python", std::process::id()));
-        let _ = std::fs::remove_dir_all(&t);
-        sh(Command::new("python3").arg("-m").arg("venv").arg(&t));
+        let version = sh(Command::new("python3").arg("--version"));
+        let t = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("ci-recipes-{}", version.trim().replace(' ', "-")));
+        if !t.join("ready").exists() {
+            let _ = std::fs::remove_dir_all(&t);
+            sh(Command::new("python3").arg("-m").arg("venv").arg(&t));
+            std::fs::write(t.join("ready"), "").unwrap();
+        }
         t
     });
     sh(Command::new("python3")
