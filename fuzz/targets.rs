@@ -9,9 +9,8 @@
 //! - the operations that share a layer agree with each other on the same input.
 #![allow(dead_code)]
 
-use jc::error::{Error, ErrorCode};
+use jc::error::{Error, ErrorCode, ReadError};
 use jc::event::Profile;
-use jc::journal::ReadError;
 use jc::json::{self, Number, Value};
 use jc::ops::{self, Operation};
 use jc::tree::{Step, Tree};

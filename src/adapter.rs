@@ -25,8 +25,8 @@ use std::time::{Duration, Instant};
 
 use base64::Engine;
 
+use crate::error::ReadError;
 use crate::event::Profile;
-use crate::journal::ReadError;
 use crate::json::{self, Value};
 use crate::ops::{self, Operation};
 use crate::vectors::Answer;

@@ -6,9 +6,9 @@
 
 use std::io::BufRead;
 
-use crate::error::{Error, ErrorCode};
+use crate::error::{Error, ErrorCode, ReadError};
 use crate::event::Profile;
-use crate::journal::{self, ReadError};
+use crate::journal;
 use crate::json::Value;
 use crate::replay::{check_range, Reducer};
 

@@ -11,8 +11,7 @@ use std::io::{self, BufRead, BufReader, Write};
 use clap::{Parser, Subcommand};
 
 use crate::canonical;
-use crate::error::Error;
-use crate::journal::ReadError;
+use crate::error::{Error, ReadError};
 use crate::json::Value;
 
 pub use crate::commands::golden::GoldenAction;

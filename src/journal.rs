@@ -10,19 +10,9 @@
 use std::collections::HashMap;
 use std::io::BufRead;
 
-use crate::error::{Error, ErrorCode};
+use crate::error::{Error, ErrorCode, ReadError};
 use crate::event::{self, Event, Profile};
 use crate::wire::{self, LineReader};
-
-/// Reading a journal failed: either the journal is invalid (a located conformance
-/// error, exit status 1) or the source could not be read (exit status 2).
-#[derive(Debug, thiserror::Error)]
-pub enum ReadError {
-    #[error(transparent)]
-    Invalid(#[from] Error),
-    #[error("I/O error: {0}")]
-    Io(#[from] std::io::Error),
-}
 
 /// Looks ids up among events that are not in the checker's memory (the prefix covered
 /// by a checkpoint, `K-REPLAY-1`).

@@ -185,6 +185,35 @@ impl PartialEq for Value {
     }
 }
 
+/// The JSON spelling of an error lives here, with the value model, so that `error`
+/// needs nothing above it.
+impl Error {
+    /// The error as the JSON object of SPEC.md `O-ERR-1` (`code`, `message`, `line`,
+    /// `column`, `sequence`, `event_id`; absent locations are `null`; `index` only for
+    /// `history_diverged`, `T-ERR-1`).
+    pub fn to_json(&self) -> Value {
+        let opt_u = |v: Option<u64>| v.map_or(Value::Null, Value::from_u64);
+        let mut v = Value::object([
+            ("code", Value::from(self.code.as_str())),
+            ("message", Value::from(self.message.as_str())),
+            ("line", opt_u(self.line)),
+            ("column", opt_u(self.column)),
+            (
+                "sequence",
+                self.sequence.map_or(Value::Null, Value::from_i64),
+            ),
+            (
+                "event_id",
+                self.event_id.as_deref().map_or(Value::Null, Value::from),
+            ),
+        ]);
+        if let (Some(i), Value::Object(m)) = (self.index, &mut v) {
+            m.push(("index".into(), Value::from_u64(i)));
+        }
+        v
+    }
+}
+
 /// The nesting depth of a value: 0 for a scalar, 1 for a container of scalars
 /// (iterative, so deep values cannot overflow the stack).
 pub fn depth(v: &Value) -> usize {

@@ -7,9 +7,9 @@
 //! surface of the kit agrees on what an operation returns.
 
 use crate::branch;
-use crate::error::{Error, ErrorCode};
+use crate::error::{Error, ErrorCode, ReadError};
 use crate::event::Profile;
-use crate::journal::{self, ReadError};
+use crate::journal;
 use crate::json::{self, Value};
 use crate::replay;
 use crate::{canonical, wire};

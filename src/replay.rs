@@ -8,10 +8,10 @@
 
 use std::io::BufRead;
 
-use crate::error::{Error, ErrorCode};
+use crate::error::{Error, ErrorCode, ReadError};
 use crate::event::{Event, Profile};
 use crate::fingerprint::Fingerprinter;
-use crate::journal::{self, ReadError};
+use crate::journal;
 use crate::json::Value;
 
 /// The projection, field for field the seed's `ReplayState`.

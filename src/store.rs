@@ -14,10 +14,10 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::error::{Error, ErrorCode};
+use crate::error::{Error, ErrorCode, ReadError};
 use crate::event::{self, Event, Profile};
 use crate::fingerprint::Sha256State;
-use crate::journal::{self, Checker, PrefixIds, ReadError};
+use crate::journal::{self, Checker, PrefixIds};
 use crate::json::{self, Value};
 use crate::replay::{Reducer, ReplayState};
 use crate::{canonical, fsutil, wire};

@@ -19,8 +19,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::BufRead;
 
 use crate::canonical;
-use crate::error::{Error, ErrorCode};
-use crate::journal::ReadError;
+use crate::error::{Error, ErrorCode, ReadError};
 use crate::json::{self, Number, Value};
 
 /// One entry of a tree.

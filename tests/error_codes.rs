@@ -3,8 +3,9 @@
 //! added to `ErrorCode` without a test here.
 
 use journal_conformance::branch::branch;
+use journal_conformance::error::ReadError;
 use journal_conformance::event::Profile;
-use journal_conformance::journal::{validate, ReadError};
+use journal_conformance::journal::validate;
 use journal_conformance::ops::{execute, Operation};
 use journal_conformance::replay::replay;
 use journal_conformance::{Error, ErrorCode};
@@ -409,8 +410,8 @@ mod tree_codes {
 
 mod store_codes {
     use super::{check, line};
+    use journal_conformance::error::ReadError;
     use journal_conformance::event::Profile;
-    use journal_conformance::journal::ReadError;
     use journal_conformance::store::Store;
     use journal_conformance::ErrorCode;
 

@@ -200,7 +200,7 @@ fn line_bound() {
         assert_eq!(fast::validate(ok.as_bytes(), &opts).unwrap(), 2);
         let long = format!("{a}\n{b}\n{} \n", ev(2));
         match fast::validate(long.as_bytes(), &opts) {
-            Err(journal_conformance::journal::ReadError::Io(e)) => assert_eq!(
+            Err(journal_conformance::error::ReadError::Io(e)) => assert_eq!(
                 e.to_string(),
                 format!("line 3 is longer than {limit} bytes; --max-line-bytes raises the limit")
             ),
@@ -210,12 +210,12 @@ fn line_bound() {
         let tail = format!("{a}\n{}", "x".repeat(limit + 1));
         assert!(matches!(
             fast::validate(tail.as_bytes(), &opts),
-            Err(journal_conformance::journal::ReadError::Io(_))
+            Err(journal_conformance::error::ReadError::Io(_))
         ));
         // An invalid earlier line wins over a later long line.
         let earlier = format!("{a}\n{a}\n{}\n", "x".repeat(limit * 3));
         match fast::validate(earlier.as_bytes(), &opts) {
-            Err(journal_conformance::journal::ReadError::Invalid(e)) => {
+            Err(journal_conformance::error::ReadError::Invalid(e)) => {
                 assert_eq!(e.line, Some(2), "{e:?}")
             }
             other => panic!("{other:?}"),

@@ -4,13 +4,14 @@
 //! reference (`replay`, `journal::validate`, `branch`, `ops::execute`) against the
 //! generator's expectation, which the generator computes from what it put in.
 
+use journal_conformance::error::ReadError;
 use journal_conformance::event::Profile;
 use journal_conformance::generate::{
     self, any_malformed_journal, combined_malformed_journal, malformed_journal, valid_journal,
     Defect, GenConfig, GeneratedJournal, MalformedJournal, ParentShape, Richness, TypeWeights,
     WriteStyle,
 };
-use journal_conformance::journal::{self, ReadError};
+use journal_conformance::journal;
 use journal_conformance::json::Value;
 use journal_conformance::replay::{self, ReplayState};
 use journal_conformance::{branch, canonical, ops, ErrorCode};

@@ -2,8 +2,8 @@
 //! seed's own Python implementation, quoted in golden/README.md and SPEC.md G-1).
 
 use journal_conformance::branch::branch;
+use journal_conformance::error::ReadError;
 use journal_conformance::event::Profile;
-use journal_conformance::journal::ReadError;
 use journal_conformance::replay::replay;
 use journal_conformance::ErrorCode;
 

@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use journal_conformance::error::ReadError;
 use journal_conformance::event::Profile;
-use journal_conformance::journal::{self, ReadError};
+use journal_conformance::journal;
 use journal_conformance::replay;
 use journal_conformance::store::{self, CheckpointUse, Store, StoreFile};
 use journal_conformance::ErrorCode;

@@ -114,7 +114,7 @@ fn shape_only_loading_agrees_with_the_full_loader() {
         let shape = Tree::load_shape(&c.input[..]);
         match (full, shape) {
             (Ok(a), Ok(b)) => assert_eq!(a.inspect(), b.inspect(), "{}", c.id),
-            (Err(a), Err(journal_conformance::journal::ReadError::Invalid(b))) => {
+            (Err(a), Err(journal_conformance::error::ReadError::Invalid(b))) => {
                 assert_eq!((a.code, a.line), (b.code, b.line), "{}", c.id)
             }
             (a, b) => panic!("{}: {:?} against {:?}", c.id, a.is_ok(), b.is_ok()),

@@ -14,8 +14,8 @@ use std::path::PathBuf;
 use crate::canonical;
 use crate::cli::{diagnostic, display_name, report, LineLimit};
 use crate::cli::{EXIT_INVALID, EXIT_OK, EXIT_USAGE};
+use crate::error::ReadError;
 use crate::event::Profile;
-use crate::journal::ReadError;
 use crate::json::Value;
 
 /// Arguments of `append`.

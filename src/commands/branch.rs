@@ -9,8 +9,8 @@
 use std::path::PathBuf;
 
 use crate::cli::{display_name, open_input, print_json, report, LineLimit};
+use crate::error::ReadError;
 use crate::event::Profile;
-use crate::journal::ReadError;
 
 /// Arguments of `branch`.
 #[derive(clap::Args, Debug)]

@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 
 use crate::cli::{display_name, open_input, report, LineLimit, EXIT_OK};
-use crate::journal::ReadError;
+use crate::error::ReadError;
 use crate::{canonical, fingerprint, ops};
 
 /// Arguments of `canonical`.

@@ -8,8 +8,8 @@
 use std::path::PathBuf;
 
 use crate::cli::{display_name, open_input, report, LineLimit, EXIT_OK};
+use crate::error::ReadError;
 use crate::event::Profile;
-use crate::journal::ReadError;
 
 /// Arguments of `fingerprint`.
 #[derive(clap::Args, Debug)]

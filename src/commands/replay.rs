@@ -10,8 +10,8 @@
 use std::path::PathBuf;
 
 use crate::cli::{display_name, open_input, print_json, print_projection, report, LineLimit};
+use crate::error::ReadError;
 use crate::event::Profile;
-use crate::journal::ReadError;
 
 /// Arguments of `replay`.
 #[derive(clap::Args, Debug)]

@@ -19,8 +19,8 @@ use clap::Subcommand;
 use crate::canonical;
 use crate::cli::{display_name, open_input, print_json, report, LineLimit};
 use crate::cli::{EXIT_INVALID, EXIT_OK, EXIT_USAGE};
+use crate::error::ReadError;
 use crate::event::Profile;
-use crate::journal::ReadError;
 use crate::json::Value;
 
 #[derive(Subcommand, Debug)]

@@ -12,8 +12,8 @@ use std::path::PathBuf;
 
 use crate::cli::{display_name, open_input, print_json, report, LineLimit};
 use crate::cli::{EXIT_INVALID, EXIT_OK};
+use crate::error::ReadError;
 use crate::event::Profile;
-use crate::journal::ReadError;
 use crate::json::Value;
 
 /// Arguments of `validate`.

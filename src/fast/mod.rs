@@ -33,10 +33,9 @@ use std::ops::Range;
 
 use crate::branch::{check_branch_id, SessionBranch};
 use crate::canonical;
-use crate::error::{Error, ErrorCode};
+use crate::error::{Error, ErrorCode, ReadError};
 use crate::event::{Event, Profile};
 use crate::fingerprint::hex;
-use crate::journal::ReadError;
 use crate::json::Value;
 use crate::replay::check_range;
 use crate::wire;

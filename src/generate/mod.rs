@@ -55,7 +55,7 @@
 //!
 //! ```
 //! use journal_conformance::generate::{malformed_journal, Defect, GenConfig};
-//! use journal_conformance::{journal::ReadError, ops};
+//! use journal_conformance::{error::ReadError, ops};
 //! use proptest::prelude::*;
 //!
 //! proptest!(ProptestConfig::with_cases(16), |(m in malformed_journal(Defect::SequenceGap, &GenConfig::default()))| {
