@@ -26,9 +26,8 @@ use std::time::{Duration, Instant};
 use base64::Engine;
 
 use crate::error::ReadError;
-use crate::event::Profile;
 use crate::json::{self, Value};
-use crate::ops::{self, Operation};
+use crate::ops::{self, Operation, Profile};
 use crate::vectors::Answer;
 
 /// Protocol version spoken by this kit.
@@ -124,7 +123,7 @@ pub fn reference_answer(op: &Operation, profile: Profile, input: &[u8]) -> Resul
 /// [`reference_answer`] with the journal operations on the checked fast path
 /// (`crate::fast`); what `serve` answers, so a run against `serve` exercises it.
 pub fn fast_answer(op: &Operation, profile: Profile, input: &[u8]) -> Result<Answer, String> {
-    to_answer(crate::fast::execute(op, input, profile))
+    to_answer(crate::ops::execute_fast(op, input, profile))
 }
 
 fn to_answer(outcome: Result<Value, ReadError>) -> Result<Answer, String> {

@@ -27,12 +27,11 @@ use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, Test
 
 use crate::adapter::{reference_answer, Implementation, Reply};
 use crate::error::ErrorCode;
-use crate::event::Profile;
 use crate::explain::{self, Cause};
 use crate::generate::operations::{canonical_input, store_case, tree_case};
 use crate::generate::{any_malformed_journal, valid_journal, GenConfig};
 use crate::json::{self, Value};
-use crate::ops::Operation;
+use crate::ops::{Operation, Profile};
 use crate::store::StoreStep;
 use crate::tree::Step;
 use crate::vectors::{self, Answer, Case, Check, Expect, InputForm, Level};
@@ -164,7 +163,7 @@ pub fn trials(cfg: &GenConfig, offered: &[String]) -> Option<BoxedStrategy<Trial
                 Trial::plain(
                     j.bytes(),
                     op,
-                    j.profile,
+                    j.profile.into(),
                     format!("a valid journal of {} events", j.events.len()),
                 )
             })
@@ -180,7 +179,7 @@ pub fn trials(cfg: &GenConfig, offered: &[String]) -> Option<BoxedStrategy<Trial
                 label: Some(m.expected.code),
                 input: m.bytes,
                 op: m.op,
-                profile: m.profile,
+                profile: m.profile.into(),
             })
             .boxed();
         arms.push((3, valid));
@@ -219,7 +218,7 @@ pub fn trials(cfg: &GenConfig, offered: &[String]) -> Option<BoxedStrategy<Trial
                 Trial::plain(
                     c.initial,
                     Operation::StoreApply { steps: c.steps },
-                    c.profile,
+                    c.profile.into(),
                     c.origin,
                 )
             })

@@ -8,43 +8,47 @@
 use crate::error::{Error, ErrorCode};
 use crate::json::{Number, Value};
 
-/// Which envelope rules apply (`E-PROFILE-1`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Profile {
+/// A journal profile: which envelope rules apply to a journal's events
+/// (`E-PROFILE-1`). Every reader of journals (journal, fingerprint, replay, branch,
+/// store, fast) takes one. The tree dialects are a layer above (`tree::Dialect`), and
+/// the `profile` a vector or an adapter request names, which may be either, is the
+/// operations' (`ops::Profile`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum JournalProfile {
     /// Only the fields the invariants and the projection read; anything else is free.
     #[default]
     Core,
     /// `core` plus the Trace 0.1 JSON Schema (closed objects, enums, formats).
     Trace01,
-    /// Not a journal profile: the `yoagent-0.26` tree dialect (SPEC.md 15.4), yoagent
-    /// 0.26's own session file format. Journal operations do not take it.
-    Yoagent026,
 }
 
-impl Profile {
+impl JournalProfile {
+    /// Every journal profile, in the order SPEC.md 4 lists them.
+    pub const ALL: [JournalProfile; 2] = [JournalProfile::Core, JournalProfile::Trace01];
+
+    /// The profile's name (`core`, `trace-0.1`).
     pub fn as_str(self) -> &'static str {
         match self {
-            Profile::Core => "core",
-            Profile::Trace01 => "trace-0.1",
-            Profile::Yoagent026 => crate::tree::yoagent::PROFILE,
+            JournalProfile::Core => "core",
+            JournalProfile::Trace01 => "trace-0.1",
         }
     }
 
-    pub fn parse(s: &str) -> Option<Profile> {
-        match s {
-            "core" => Some(Profile::Core),
-            "trace-0.1" => Some(Profile::Trace01),
-            crate::tree::yoagent::PROFILE => Some(Profile::Yoagent026),
-            _ => None,
-        }
+    /// The profile named `s`; `None` for any other name (a tree dialect included).
+    pub fn parse(s: &str) -> Option<JournalProfile> {
+        JournalProfile::ALL.into_iter().find(|p| p.as_str() == s)
     }
 }
 
-impl std::str::FromStr for Profile {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        Profile::parse(s)
-            .ok_or_else(|| format!("unknown profile {s:?} (core, trace-0.1, yoagent-0.26)"))
+/// A `--profile` of a journal command that names no journal profile (a usage error).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown journal profile {0:?} (the journal profiles: core, trace-0.1)")]
+pub struct UnknownJournalProfile(pub String);
+
+impl std::str::FromStr for JournalProfile {
+    type Err = UnknownJournalProfile;
+    fn from_str(s: &str) -> Result<Self, UnknownJournalProfile> {
+        JournalProfile::parse(s).ok_or_else(|| UnknownJournalProfile(s.to_owned()))
     }
 }
 
@@ -96,7 +100,7 @@ fn nonempty_string<'a>(v: Option<&'a Value>, field: &str) -> Result<&'a str, Err
 /// Read the envelope of `value` under `profile`, checking `E-OBJ-1` .. `E-PARENT-1`
 /// in SPEC order and then, for `trace-0.1`, `P-TRACE-1` .. `P-TRACE-8`. The error has
 /// no location; the caller adds line, sequence and event id.
-pub fn from_value(value: Value, profile: Profile) -> Result<Event, Error> {
+pub fn from_value(value: Value, profile: JournalProfile) -> Result<Event, Error> {
     let obj = match &value {
         Value::Object(_) => &value,
         other => {
@@ -144,7 +148,7 @@ pub fn from_value(value: Value, profile: Profile) -> Result<Event, Error> {
         None => None,
         some => Some(nonempty_string(some, "parent_event_id")?.to_owned()),
     };
-    if profile == Profile::Trace01 {
+    if profile == JournalProfile::Trace01 {
         crate::profile::check_trace01(obj)?;
     }
     Ok(Event {

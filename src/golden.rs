@@ -6,9 +6,8 @@
 //! and [`verify`], which runs every expected operation through [`crate::ops::execute`].
 
 use crate::canonical;
-use crate::event::Profile;
 use crate::json::{self, Value};
-use crate::ops::{self, Operation};
+use crate::ops::{self, Operation, Profile};
 
 /// One golden trace: its name, journal bytes and expectation document.
 pub struct Golden {

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::io::BufRead;
 
 use crate::error::{Error, ErrorCode, ReadError};
-use crate::event::{self, Event, Profile};
+use crate::event::{self, Event, JournalProfile};
 use crate::wire::{self, LineReader};
 
 /// Looks ids up among events that are not in the checker's memory (the prefix covered
@@ -192,7 +192,7 @@ impl Checker {
 /// Parse and check one line as the next event of `checker`'s journal.
 pub fn next_event(
     checker: &mut Checker,
-    profile: Profile,
+    profile: JournalProfile,
     number: u64,
     bytes: &[u8],
 ) -> Result<Event, Error> {
@@ -205,7 +205,7 @@ pub fn next_event(
 
 /// One line read as an event, before the journal checks: the wire and JSON rules and
 /// the envelope, with errors located at the line (the fast path's oracle too).
-pub fn parse_event(profile: Profile, number: u64, bytes: &[u8]) -> Result<Event, Error> {
+pub fn parse_event(profile: JournalProfile, number: u64, bytes: &[u8]) -> Result<Event, Error> {
     let located = |e: Error| e.at_line(number).with_excerpt(bytes);
     let value = wire::parse_line(number, bytes)?;
     // Where the envelope is broken, still name the event by whatever id it has.
@@ -223,7 +223,7 @@ pub fn parse_event(profile: Profile, number: u64, bytes: &[u8]) -> Result<Event,
 /// violation ends the read. Memory: one line plus the id set.
 pub fn read<R: BufRead>(
     source: R,
-    profile: Profile,
+    profile: JournalProfile,
     visit: impl FnMut(&Event),
 ) -> Result<u64, ReadError> {
     read_bounded(source, profile, wire::DEFAULT_MAX_LINE_BYTES, visit)
@@ -233,7 +233,7 @@ pub fn read<R: BufRead>(
 /// is an I/O error, [`wire::line_too_long`]).
 pub fn read_bounded<R: BufRead>(
     source: R,
-    profile: Profile,
+    profile: JournalProfile,
     max_line_bytes: usize,
     mut visit: impl FnMut(&Event),
 ) -> Result<u64, ReadError> {
@@ -247,14 +247,14 @@ pub fn read_bounded<R: BufRead>(
 }
 
 /// Validate a whole journal; `Ok(n)` with its event count.
-pub fn validate<R: BufRead>(source: R, profile: Profile) -> Result<u64, ReadError> {
+pub fn validate<R: BufRead>(source: R, profile: JournalProfile) -> Result<u64, ReadError> {
     read(source, profile, |_| {})
 }
 
 /// [`validate`] with lines of at most `max_line_bytes`.
 pub fn validate_bounded<R: BufRead>(
     source: R,
-    profile: Profile,
+    profile: JournalProfile,
     max_line_bytes: usize,
 ) -> Result<u64, ReadError> {
     read_bounded(source, profile, max_line_bytes, |_| {})

@@ -9,7 +9,7 @@
 use std::io::BufRead;
 
 use crate::error::{Error, ErrorCode, ReadError};
-use crate::event::{Event, Profile};
+use crate::event::{Event, JournalProfile};
 use crate::fingerprint::Fingerprinter;
 use crate::journal;
 use crate::json::Value;
@@ -272,7 +272,7 @@ pub fn check_range(until: i64, count: u64, what: &str) -> Result<u64, Error> {
 /// range error (`O-ORDER-1`).
 pub fn replay<R: BufRead>(
     source: R,
-    profile: Profile,
+    profile: JournalProfile,
     until: Option<i64>,
 ) -> Result<ReplayState, ReadError> {
     replay_bounded(source, profile, until, crate::wire::DEFAULT_MAX_LINE_BYTES)
@@ -281,7 +281,7 @@ pub fn replay<R: BufRead>(
 /// [`replay`] with lines of at most `max_line_bytes`.
 pub fn replay_bounded<R: BufRead>(
     source: R,
-    profile: Profile,
+    profile: JournalProfile,
     until: Option<i64>,
     max_line_bytes: usize,
 ) -> Result<ReplayState, ReadError> {
@@ -302,7 +302,7 @@ pub fn replay_bounded<R: BufRead>(
 /// without building the projection.
 pub fn fingerprint<R: BufRead>(
     source: R,
-    profile: Profile,
+    profile: JournalProfile,
     until: Option<i64>,
 ) -> Result<String, ReadError> {
     fingerprint_bounded(source, profile, until, crate::wire::DEFAULT_MAX_LINE_BYTES)
@@ -311,7 +311,7 @@ pub fn fingerprint<R: BufRead>(
 /// [`fingerprint`] with lines of at most `max_line_bytes`.
 pub fn fingerprint_bounded<R: BufRead>(
     source: R,
-    profile: Profile,
+    profile: JournalProfile,
     until: Option<i64>,
     max_line_bytes: usize,
 ) -> Result<String, ReadError> {

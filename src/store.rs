@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, ErrorCode, ReadError};
-use crate::event::{self, Event, Profile};
+use crate::event::{self, Event, JournalProfile};
 use crate::fingerprint::Sha256State;
 use crate::journal::{self, Checker, PrefixIds};
 use crate::json::{self, Value};
@@ -171,7 +171,7 @@ fn unparsable(code: ErrorCode) -> bool {
 /// Read a journal, rebuilding the state and finding a torn tail (nothing is changed).
 fn scan(
     source: impl BufRead,
-    profile: Profile,
+    profile: JournalProfile,
     max_line_bytes: usize,
 ) -> Result<(State, Option<Torn>), StoreError> {
     let mut lines = wire::LineReader::with_max_line_bytes(source, max_line_bytes);
@@ -292,14 +292,14 @@ pub fn journal_dir(path: &Path) -> io::Result<PathBuf> {
 }
 
 /// `recover` without `--apply`: what opening would do (`S-RECOVER-2`).
-pub fn inspect_recovery(path: &Path, profile: Profile) -> Result<Recovery, StoreError> {
+pub fn inspect_recovery(path: &Path, profile: JournalProfile) -> Result<Recovery, StoreError> {
     inspect_recovery_bounded(path, profile, wire::DEFAULT_MAX_LINE_BYTES)
 }
 
 /// [`inspect_recovery`] with lines of at most `max_line_bytes`.
 pub fn inspect_recovery_bounded(
     path: &Path,
-    profile: Profile,
+    profile: JournalProfile,
     max_line_bytes: usize,
 ) -> Result<Recovery, StoreError> {
     let f = match open_regular(path) {
@@ -321,7 +321,7 @@ pub fn inspect_recovery_bounded(
 /// A journal store open for appending.
 pub struct Store {
     path: PathBuf,
-    profile: Profile,
+    profile: JournalProfile,
     file: Box<dyn StoreFile>,
     /// The handle that holds the exclusive lock (`S-WRITER-1`).
     _lock: File,
@@ -345,7 +345,7 @@ fn first_free_torn_path(path: &Path, dir: &Path) -> PathBuf {
 
 impl Store {
     /// Open (creating if needed) with the real file system.
-    pub fn open(path: &Path, profile: Profile) -> Result<(Store, Recovery), StoreError> {
+    pub fn open(path: &Path, profile: JournalProfile) -> Result<(Store, Recovery), StoreError> {
         Store::open_with(path, profile, |f| Box::new(f))
     }
 
@@ -353,7 +353,7 @@ impl Store {
     /// in every later re-read).
     pub fn open_bounded(
         path: &Path,
-        profile: Profile,
+        profile: JournalProfile,
         max_line_bytes: usize,
     ) -> Result<(Store, Recovery), StoreError> {
         Store::open_impl(path, profile, max_line_bytes, |f| Box::new(f))
@@ -362,7 +362,7 @@ impl Store {
     /// Open, wrapping the write handle (fault injection in tests).
     pub fn open_with(
         path: &Path,
-        profile: Profile,
+        profile: JournalProfile,
         wrap: impl FnOnce(File) -> Box<dyn StoreFile>,
     ) -> Result<(Store, Recovery), StoreError> {
         Store::open_impl(path, profile, wire::DEFAULT_MAX_LINE_BYTES, wrap)
@@ -370,7 +370,7 @@ impl Store {
 
     fn open_impl(
         path: &Path,
-        profile: Profile,
+        profile: JournalProfile,
         max_line_bytes: usize,
         wrap: impl FnOnce(File) -> Box<dyn StoreFile>,
     ) -> Result<(Store, Recovery), StoreError> {
@@ -812,7 +812,11 @@ fn write_checkpoint(ck: &Path, st: &State) -> io::Result<Checkpoint> {
 
 /// Write a checkpoint of the journal at `path` without holding it open for appends
 /// (`journal-conformance checkpoint`). The journal must be valid and have no torn tail.
-pub fn checkpoint_file(path: &Path, ck: &Path, profile: Profile) -> Result<Checkpoint, StoreError> {
+pub fn checkpoint_file(
+    path: &Path,
+    ck: &Path,
+    profile: JournalProfile,
+) -> Result<Checkpoint, StoreError> {
     checkpoint_file_bounded(path, ck, profile, wire::DEFAULT_MAX_LINE_BYTES)
 }
 
@@ -820,7 +824,7 @@ pub fn checkpoint_file(path: &Path, ck: &Path, profile: Profile) -> Result<Check
 pub fn checkpoint_file_bounded(
     path: &Path,
     ck: &Path,
-    profile: Profile,
+    profile: JournalProfile,
     max_line_bytes: usize,
 ) -> Result<Checkpoint, StoreError> {
     let (st, torn) = scan(
@@ -887,7 +891,7 @@ fn validate_checkpoint(
     path: &Path,
     c: &Checkpoint,
     ck: &Path,
-    profile: Profile,
+    profile: JournalProfile,
 ) -> Result<IdIndex, String> {
     let mut f = File::open(path).map_err(|e| format!("journal: {e}"))?;
     let len = f.metadata().map_err(|e| e.to_string())?.len();
@@ -945,7 +949,7 @@ fn validate_checkpoint(
 pub fn replay_from_checkpoint(
     path: &Path,
     ck: &Path,
-    profile: Profile,
+    profile: JournalProfile,
 ) -> Result<(ReplayState, CheckpointUse), StoreError> {
     replay_from_checkpoint_bounded(path, ck, profile, wire::DEFAULT_MAX_LINE_BYTES)
 }
@@ -954,7 +958,7 @@ pub fn replay_from_checkpoint(
 pub fn replay_from_checkpoint_bounded(
     path: &Path,
     ck: &Path,
-    profile: Profile,
+    profile: JournalProfile,
     max_line_bytes: usize,
 ) -> Result<(ReplayState, CheckpointUse), StoreError> {
     refuse_special(path)?;
@@ -1163,7 +1167,7 @@ impl Drop for ScratchDir {
 pub fn apply_steps(
     input: &[u8],
     steps: &[StoreStep],
-    profile: Profile,
+    profile: JournalProfile,
 ) -> Result<Value, StoreError> {
     let dir = ScratchDir::new()?;
     let path = dir.0.join("journal.jsonl");

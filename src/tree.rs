@@ -22,6 +22,48 @@ use crate::canonical;
 use crate::error::{Error, ErrorCode, ReadError};
 use crate::json::{self, Number, Value};
 
+/// A tree dialect: the format a tree file is read and written in (SPEC.md 15, the
+/// `profile` of a tree operation). The tree commands take only these; a journal
+/// profile is `event::JournalProfile`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    /// The generic format (15.1 to 15.3), named `core`.
+    #[default]
+    Generic,
+    /// yoagent 0.26's own session files (15.4), named `yoagent-0.26`.
+    Yoagent026,
+}
+
+impl Dialect {
+    /// Every dialect.
+    pub const ALL: [Dialect; 2] = [Dialect::Generic, Dialect::Yoagent026];
+
+    /// The dialect's name (`core`, `yoagent-0.26`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dialect::Generic => "core",
+            Dialect::Yoagent026 => yoagent::PROFILE,
+        }
+    }
+
+    /// The dialect named `s`; `None` for any other name (`trace-0.1` included).
+    pub fn parse(s: &str) -> Option<Dialect> {
+        Dialect::ALL.into_iter().find(|d| d.as_str() == s)
+    }
+}
+
+/// A `--profile` of a tree command that names no tree dialect (a usage error).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown tree dialect {0:?} (the tree dialects: core, yoagent-0.26)")]
+pub struct UnknownDialect(pub String);
+
+impl std::str::FromStr for Dialect {
+    type Err = UnknownDialect;
+    fn from_str(s: &str) -> Result<Self, UnknownDialect> {
+        Dialect::parse(s).ok_or_else(|| UnknownDialect(s.to_owned()))
+    }
+}
+
 /// One entry of a tree.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
@@ -745,34 +787,34 @@ pub fn render(tree: &Tree) -> String {
     out
 }
 
-/// A tree loaded in one of the dialects (the generic format, or `yoagent-0.26` for
-/// that profile): what the `tree` subcommands work on.
+/// A tree loaded in one of the dialects (the generic format, or `yoagent-0.26`): what
+/// the `tree` subcommands work on.
 pub enum Loaded {
     Generic(Tree),
     Yoagent(yoagent::Session),
 }
 
 impl Loaded {
-    /// Load `bytes` in the dialect of `profile` (`yoagent-0.26`, else the generic format).
-    pub fn load(bytes: &[u8], profile: crate::event::Profile) -> Result<Loaded, Error> {
-        if profile == crate::event::Profile::Yoagent026 {
+    /// Load `bytes` in `dialect`.
+    pub fn load(bytes: &[u8], dialect: Dialect) -> Result<Loaded, Error> {
+        if dialect == Dialect::Yoagent026 {
             yoagent::Session::load(bytes).map(Loaded::Yoagent)
         } else {
             Tree::load(bytes).map(Loaded::Generic)
         }
     }
 
-    /// Load from a reader in the dialect of `profile`. The generic format streams (with
+    /// Load from a reader in `dialect`. The generic format streams (with
     /// `shape_only`, messages are checked and dropped: enough for inspect and validate);
     /// the `yoagent-0.26` dialect reads the whole input, as yoagent's `from_jsonl` does.
     /// Either way no line longer than `max_line_bytes` is read (SPEC.md 16.5).
     pub fn read(
         r: impl BufRead,
-        profile: crate::event::Profile,
+        dialect: Dialect,
         shape_only: bool,
         max_line_bytes: usize,
     ) -> Result<Loaded, ReadError> {
-        if profile == crate::event::Profile::Yoagent026 {
+        if dialect == Dialect::Yoagent026 {
             let bytes = crate::wire::read_bounded(r, max_line_bytes)?;
             Ok(Loaded::Yoagent(yoagent::Session::load(&bytes)?))
         } else if shape_only {
@@ -804,13 +846,9 @@ impl Loaded {
     }
 }
 
-/// `tree_apply` in the dialect of `profile`.
-pub fn apply_in(
-    bytes: &[u8],
-    steps: &[Step],
-    profile: crate::event::Profile,
-) -> Result<Value, Error> {
-    apply_in_reporting(bytes, steps, profile).map(|(v, _)| v)
+/// `tree_apply` in `dialect`.
+pub fn apply_in(bytes: &[u8], steps: &[Step], dialect: Dialect) -> Result<Value, Error> {
+    apply_in_reporting(bytes, steps, dialect).map(|(v, _)| v)
 }
 
 /// [`apply_in`], also returning each failed step's index and error (the generic
@@ -818,9 +856,9 @@ pub fn apply_in(
 pub fn apply_in_reporting(
     bytes: &[u8],
     steps: &[Step],
-    profile: crate::event::Profile,
+    dialect: Dialect,
 ) -> Result<(Value, Vec<(usize, Error)>), Error> {
-    if profile != crate::event::Profile::Yoagent026 {
+    if dialect != Dialect::Yoagent026 {
         return apply_all_reporting(bytes, steps);
     }
     let v = yoagent::apply_all(bytes, steps)?;

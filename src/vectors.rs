@@ -10,9 +10,8 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine;
 
-use crate::event::Profile;
 use crate::json::{self, Value};
-use crate::ops::Operation;
+use crate::ops::{Operation, Profile};
 
 /// A case's requirement level (`V-LEVEL-1`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

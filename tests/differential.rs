@@ -12,9 +12,9 @@ use journal_conformance::adapter::{
     ImplInfo, Implementation, Limits, Persistent, Reference, Reply,
 };
 use journal_conformance::differential::{self, DiffOptions, DiffReport, Kind, Trial};
-use journal_conformance::event::Profile;
 use journal_conformance::explain::Cause;
 use journal_conformance::ops::Operation;
+use journal_conformance::ops::Profile;
 use journal_conformance::runner::{run_case, Outcome};
 use journal_conformance::vectors::{self, Answer};
 

@@ -8,7 +8,7 @@
 //! vector's input, the golden traces, and those inputs mutated (bytes flipped,
 //! inserted, deleted, lines swapped or cut).
 
-use journal_conformance::event::Profile;
+use journal_conformance::event::JournalProfile;
 use journal_conformance::fast;
 use journal_conformance::generate::{any_malformed_journal, valid_journal, GenConfig};
 use journal_conformance::golden::GOLDEN;
@@ -16,7 +16,7 @@ use journal_conformance::vectors;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
-fn agree(input: &[u8], profile: Profile) -> Result<(), String> {
+fn agree(input: &[u8], profile: JournalProfile) -> Result<(), String> {
     let d = fast::differences(input, profile);
     if d.is_empty() {
         Ok(())
@@ -31,8 +31,8 @@ fn agree(input: &[u8], profile: Profile) -> Result<(), String> {
 }
 
 fn both_profiles(input: &[u8]) -> Result<(), String> {
-    agree(input, Profile::Core)?;
-    agree(input, Profile::Trace01)
+    agree(input, JournalProfile::Core)?;
+    agree(input, JournalProfile::Trace01)
 }
 
 /// Deterministic mutations of `input`: each a small, typical corruption.
@@ -82,11 +82,11 @@ fn corpus_inputs_and_their_mutations() {
     assert!(cases.len() > 100, "the corpus is embedded");
     let mut failures = Vec::new();
     for (n, case) in cases.iter().enumerate() {
-        if let Err(e) = agree(&case.input, case.profile) {
+        if let Err(e) = agree(&case.input, case.profile.journal()) {
             failures.push(format!("{}: {e}", case.id));
         }
         for m in mutations(&case.input, n as u64 + 1) {
-            if let Err(e) = agree(&m, case.profile) {
+            if let Err(e) = agree(&m, case.profile.journal()) {
                 failures.push(format!("{} (mutated): {e}", case.id));
             }
         }
@@ -158,7 +158,7 @@ fn generated_journals() {
         },
         TestRng::deterministic_rng(RngAlgorithm::XorShift),
     );
-    for profile in [Profile::Core, Profile::Trace01] {
+    for profile in [JournalProfile::Core, JournalProfile::Trace01] {
         let cfg = GenConfig::with_profile(profile);
         runner
             .run(&valid_journal(&cfg), |j| {
@@ -194,7 +194,7 @@ fn line_bound() {
             max_line_bytes: limit,
             threads,
             block_bytes: 7,
-            ..fast::Options::new(Profile::Core)
+            ..fast::Options::new(JournalProfile::Core)
         };
         let ok = format!("{a}\n{b}\n");
         assert_eq!(fast::validate(ok.as_bytes(), &opts).unwrap(), 2);

@@ -15,7 +15,7 @@ use crate::canonical;
 use crate::cli::{diagnostic, display_name, report, LineLimit};
 use crate::cli::{EXIT_INVALID, EXIT_OK, EXIT_USAGE};
 use crate::error::ReadError;
-use crate::event::Profile;
+use crate::event::JournalProfile;
 use crate::json::Value;
 
 /// Arguments of `append`.
@@ -28,7 +28,7 @@ pub struct AppendArgs {
     #[arg(long, default_value_t = 1)]
     pub batch: usize,
     #[arg(long, default_value = "core")]
-    pub profile: Profile,
+    pub profile: JournalProfile,
     #[command(flatten)]
     pub limit: LineLimit,
 }
@@ -56,7 +56,7 @@ fn run_append(
     file: &std::path::Path,
     events: &std::path::Path,
     batch: usize,
-    profile: Profile,
+    profile: JournalProfile,
     max_line_bytes: usize,
 ) -> i32 {
     let name = display_name(file);

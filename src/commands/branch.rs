@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use crate::cli::{display_name, open_input, print_json, report, LineLimit};
 use crate::error::ReadError;
-use crate::event::Profile;
+use crate::event::JournalProfile;
 
 /// Arguments of `branch`.
 #[derive(clap::Args, Debug)]
@@ -22,7 +22,7 @@ pub struct BranchArgs {
     #[arg(long, visible_alias = "branch-id")]
     pub id: String,
     #[arg(long, default_value = "core")]
-    pub profile: Profile,
+    pub profile: JournalProfile,
     #[command(flatten)]
     pub limit: LineLimit,
 }

@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 
 use crate::cli::{display_name, print_json, report, LineLimit};
-use crate::event::Profile;
+use crate::event::JournalProfile;
 use crate::json::Value;
 
 /// Arguments of `checkpoint`.
@@ -20,7 +20,7 @@ pub struct CheckpointArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     #[arg(long, default_value = "core")]
-    pub profile: Profile,
+    pub profile: JournalProfile,
     #[command(flatten)]
     pub limit: LineLimit,
 }

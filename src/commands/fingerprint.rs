@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use crate::cli::{display_name, open_input, report, LineLimit, EXIT_OK};
 use crate::error::ReadError;
-use crate::event::Profile;
+use crate::event::JournalProfile;
 
 /// Arguments of `fingerprint`.
 #[derive(clap::Args, Debug)]
@@ -18,7 +18,7 @@ pub struct FingerprintArgs {
     #[arg(long, allow_negative_numbers = true)]
     pub until: Option<i64>,
     #[arg(long, default_value = "core")]
-    pub profile: Profile,
+    pub profile: JournalProfile,
     #[command(flatten)]
     pub limit: LineLimit,
 }

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use crate::cli::{display_name, open_input, print_json, report, LineLimit};
 use crate::cli::{EXIT_INVALID, EXIT_OK};
 use crate::error::ReadError;
-use crate::event::Profile;
+use crate::event::JournalProfile;
 use crate::json::Value;
 
 /// Arguments of `validate`.
@@ -21,7 +21,7 @@ use crate::json::Value;
 pub struct ValidateArgs {
     pub file: PathBuf,
     #[arg(long, default_value = "core")]
-    pub profile: Profile,
+    pub profile: JournalProfile,
     /// Print `{"ok":...}` JSON instead of a human diagnostic.
     #[arg(long)]
     pub json: bool,

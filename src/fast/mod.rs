@@ -34,7 +34,7 @@ use std::ops::Range;
 use crate::branch::{check_branch_id, SessionBranch};
 use crate::canonical;
 use crate::error::{Error, ErrorCode, ReadError};
-use crate::event::{Event, Profile};
+use crate::event::{Event, JournalProfile};
 use crate::fingerprint::hex;
 use crate::json::Value;
 use crate::replay::check_range;
@@ -63,7 +63,7 @@ pub use crate::wire::DEFAULT_MAX_LINE_BYTES;
 /// How the fast path reads.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
-    pub profile: Profile,
+    pub profile: JournalProfile,
     /// A longer line is an I/O error naming the line, raised before more is buffered.
     pub max_line_bytes: usize,
     /// Worker threads; 0 runs everything on the calling thread.
@@ -75,7 +75,7 @@ pub struct Options {
 impl Options {
     /// `profile`, the default line limit, one worker per available core (none on a
     /// single core), 32 KiB blocks.
-    pub fn new(profile: Profile) -> Options {
+    pub fn new(profile: JournalProfile) -> Options {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         Options {
             profile,
@@ -282,7 +282,7 @@ impl<R: BufRead> Reader<R> {
 
 /// The oracle's reading of one line, as `journal::next_event` does it up to the
 /// journal checks: the wire and JSON rules, the envelope, `R-TYPE-1`.
-fn oracle_line(number: u64, bytes: &[u8], profile: Profile) -> Result<Event, Error> {
+fn oracle_line(number: u64, bytes: &[u8], profile: JournalProfile) -> Result<Event, Error> {
     let located = |e: Error| e.at_line(number).with_excerpt(bytes);
     let ev = crate::journal::parse_event(profile, number, bytes)?;
     crate::replay::check_payload(&ev).map_err(|e| {
@@ -317,7 +317,7 @@ struct LineWorker {
 }
 
 impl LineWorker {
-    fn process(&mut self, b: &mut Block, mode: Mode, profile: Profile) {
+    fn process(&mut self, b: &mut Block, mode: Mode, profile: JournalProfile) {
         let mut start = 0;
         let mut number = b.first_line;
         let data = std::mem::take(&mut b.data);
@@ -347,7 +347,13 @@ impl LineWorker {
     }
 
     /// The fast reading of one line, or `None` to decline it.
-    fn fast(&mut self, s: &[u8], b: &mut Block, mode: Mode, profile: Profile) -> Option<LineEvent> {
+    fn fast(
+        &mut self,
+        s: &[u8],
+        b: &mut Block,
+        mode: Mode,
+        profile: JournalProfile,
+    ) -> Option<LineEvent> {
         if s.starts_with(wire::BOM) || simdutf8::basic::from_utf8(s).is_err() {
             return None;
         }
@@ -383,7 +389,7 @@ impl LineWorker {
                 Some(p)
             }
         };
-        if profile == Profile::Trace01 {
+        if profile == JournalProfile::Trace01 {
             // P-TRACE-*: the profile check reads everything but the payload; give it
             // the event with an empty payload.
             let members = t
@@ -602,7 +608,7 @@ impl Projection {
 /// The ordered part: journal checks, hash, projection.
 struct Consumer {
     mode: Mode,
-    profile: Profile,
+    profile: JournalProfile,
     limit: i64,
     count: u64,
     session: Vec<u8>,
@@ -615,7 +621,7 @@ struct Consumer {
 }
 
 impl Consumer {
-    fn new(mode: Mode, profile: Profile, limit: i64) -> Consumer {
+    fn new(mode: Mode, profile: JournalProfile, limit: i64) -> Consumer {
         use sha2::Digest;
         let mut hasher = sha2::Sha256::new();
         hasher.update(b"[");
@@ -936,28 +942,6 @@ pub fn branch<R: BufRead + Send>(
     })
 }
 
-/// `ops::execute` with the journal operations on the fast path (what `serve` runs).
-pub fn execute(
-    op: &crate::ops::Operation,
-    input: &[u8],
-    profile: Profile,
-) -> Result<Value, ReadError> {
-    use crate::ops::Operation;
-    let opts = Options {
-        threads: 0,
-        ..Options::new(profile)
-    };
-    Ok(match op {
-        Operation::Validate => {
-            Value::object([("event_count", Value::from_u64(validate(input, &opts)?))])
-        }
-        Operation::Replay { until } => replay(input, &opts, *until)?.to_value(),
-        Operation::Fingerprint { until } => Value::from(fingerprint(input, &opts, *until)?),
-        Operation::Branch { at, branch_id } => branch(input, &opts, *at, branch_id)?.to_json(),
-        other => return crate::ops::execute(other, input, profile),
-    })
-}
-
 /// Compare the fast path with the oracle on one input, for every operation it serves
 /// (validate; fingerprint, replay and branch at the end, in the middle and out of
 /// range), sequentially and with worker threads over tiny blocks. Returns one line per
@@ -966,7 +950,7 @@ pub fn execute(
 ///
 /// Used by `tests/fast_oracle.rs`; the `fast_oracle` fuzz target uses
 /// [`differences_sampled`].
-pub fn differences(input: &[u8], profile: Profile) -> Vec<String> {
+pub fn differences(input: &[u8], profile: JournalProfile) -> Vec<String> {
     differences_in(input, profile, None)
 }
 
@@ -975,7 +959,7 @@ pub fn differences(input: &[u8], profile: Profile) -> Vec<String> {
 /// deterministic): a fifth of the calls, each of which starts worker threads in the
 /// parallel mode, so the fuzz target runs about five times faster. Validate runs in
 /// both modes every time.
-pub fn differences_sampled(input: &[u8], profile: Profile, pick: u64) -> Vec<String> {
+pub fn differences_sampled(input: &[u8], profile: JournalProfile, pick: u64) -> Vec<String> {
     differences_in(input, profile, Some(pick))
 }
 
@@ -987,7 +971,7 @@ fn sample<T>(items: &[T], i: Option<u64>) -> &[T] {
     }
 }
 
-fn differences_in(input: &[u8], profile: Profile, pick: Option<u64>) -> Vec<String> {
+fn differences_in(input: &[u8], profile: JournalProfile, pick: Option<u64>) -> Vec<String> {
     fn outcome<T>(r: Result<T, ReadError>, show: impl Fn(T) -> String) -> Result<String, String> {
         match r {
             Ok(v) => Ok(show(v)),

@@ -14,7 +14,7 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use sha2::{Digest, Sha256};
 
 use crate::canonical;
-use crate::event::Profile;
+use crate::event::JournalProfile;
 
 use super::malformed::{Defect, MalformedJournal};
 use super::recipe::GenConfig;
@@ -41,7 +41,7 @@ pub struct GenerateArgs {
     /// Envelope profile of the generated journals (`profile-violation` forces
     /// `trace-0.1`).
     #[arg(long, default_value = "core")]
-    pub profile: Profile,
+    pub profile: JournalProfile,
     /// Output directory (created if missing); required unless `--kind list`.
     #[arg(long)]
     pub out: Option<PathBuf>,

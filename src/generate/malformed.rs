@@ -16,7 +16,7 @@ use arbitrary::Arbitrary;
 
 use crate::branch::BLANK_CHARS;
 use crate::error::ErrorCode;
-use crate::event::Profile;
+use crate::event::JournalProfile;
 use crate::json::{Number, Value, MAX_DEPTH, MAX_INT_DIGITS};
 use crate::ops::Operation;
 
@@ -318,7 +318,7 @@ pub struct Planted {
 #[derive(Clone, Debug, PartialEq)]
 pub struct MalformedJournal {
     pub bytes: Vec<u8>,
-    pub profile: Profile,
+    pub profile: JournalProfile,
     /// The operation to run (its arguments may be the defect).
     pub op: Operation,
     /// The defects actually planted (a defect that found no compatible place is
@@ -554,7 +554,7 @@ struct Violation {
 fn apply(base: &GeneratedJournal, plan: &Plan, op_sel: u32) -> MalformedJournal {
     let n = base.len();
     let profile = base.profile;
-    let trace = profile == Profile::Trace01;
+    let trace = profile == JournalProfile::Trace01;
     let mut planted: Vec<Planted> = Vec::new();
 
     // The operation.

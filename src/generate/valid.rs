@@ -4,7 +4,7 @@
 //! reducer).
 
 use crate::branch::SessionBranch;
-use crate::event::Profile;
+use crate::event::JournalProfile;
 use crate::fingerprint;
 use crate::json::{Number, Value};
 use crate::profile::{ACTOR_KINDS, HARNESS_MODES, REDACTION_STATUS, TRACE_TYPES};
@@ -47,7 +47,7 @@ pub struct StreamInfo {
 /// as bytes, and the expected outcome, all from the generator's own knowledge.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GeneratedJournal {
-    pub profile: Profile,
+    pub profile: JournalProfile,
     pub session_id: String,
     pub run_id: String,
     /// The events, in journal order (sequence `i` at index `i`).
