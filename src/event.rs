@@ -1,9 +1,21 @@
-//! The event envelope (SPEC.md section "Event envelope", rules `E-*` and `P-TRACE-*`).
+//! The event envelope (SPEC.md section "Event envelope", rules `E-*`, with
+//! `P-TRACE-*` in [`crate::profile`]) and the payload rules every reader shares
+//! (`R-TYPE-1`).
 //!
-//! This module owns what makes one JSON value an event: the `core` profile's fields
-//! (the ones the invariants and the projection read) and the `trace-0.1` profile (the
-//! full Trace 0.1 envelope of the curriculum's JSON Schema). An [`Event`] keeps the
-//! whole parsed value, unknown fields included, because the fingerprint covers it.
+//! This module owns what makes one JSON value an event: the journal profiles
+//! ([`JournalProfile`], `E-PROFILE-1`), the `core` profile's fields (the ones the
+//! invariants and the projection read) and, through [`crate::profile`], the `trace-0.1`
+//! profile (the full Trace 0.1 envelope of the curriculum's JSON Schema). An [`Event`]
+//! keeps the whole parsed value, unknown fields included, because the fingerprint
+//! covers it.
+//!
+//! It also owns the payload's side of the seam between the oracle and the fast path:
+//! [`ReducedType`], the event types the reducer reads with their `R-TYPE-1` field table,
+//! and [`PayloadView`], a read-only view of a payload that the oracle's [`Event`] and
+//! the fast path's token tape both implement, so that `R-TYPE-1` ([`ill_typed_field`])
+//! and the projection (`replay::contribution`, `R-USER-1` .. `R-STOP-1`) are written
+//! once for both representations (serde_json's `Read` trait, one grammar over slices
+//! and readers, is the model).
 
 use crate::error::{Error, ErrorCode};
 use crate::json::{Number, Value};
@@ -78,6 +90,111 @@ impl Event {
             .get("payload")
             .and_then(Value::as_object)
             .unwrap_or(&[])
+    }
+}
+
+/// The event types the reducer reads (SPEC.md 6); every other type changes nothing but
+/// the applied sequences and the fingerprint (`R-OTHER-1`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReducedType {
+    /// `user.message` (`R-USER-1`).
+    UserMessage,
+    /// `model.response` (`R-STREAM-1`).
+    ModelResponse,
+    /// `tool.result` (`R-TOOL-1`).
+    ToolResult,
+    /// `session.stop` (`R-STOP-1`).
+    SessionStop,
+}
+
+impl ReducedType {
+    /// The reduced type named by an event's `type`, or `None` (`R-OTHER-1`).
+    #[inline]
+    pub fn of(event_type: &[u8]) -> Option<ReducedType> {
+        match event_type {
+            b"user.message" => Some(ReducedType::UserMessage),
+            b"model.response" => Some(ReducedType::ModelResponse),
+            b"tool.result" => Some(ReducedType::ToolResult),
+            b"session.stop" => Some(ReducedType::SessionStop),
+            _ => None,
+        }
+    }
+
+    /// `R-TYPE-1`'s table: the payload members the reducer reads as strings, which must
+    /// be strings when present.
+    #[inline]
+    pub fn string_fields(self) -> &'static [&'static str] {
+        match self {
+            ReducedType::UserMessage => &["content"],
+            ReducedType::ModelResponse => &["content", "accumulated"],
+            ReducedType::SessionStop => &["reason"],
+            ReducedType::ToolResult => &[],
+        }
+    }
+}
+
+/// A read-only view of one event's payload object, whatever holds it: the oracle's
+/// [`Event`] (members are `&Value`) or the fast path's token tape (members are token
+/// indices). The payload rules are written once over it.
+pub trait PayloadView {
+    /// A handle to one member's value.
+    type Member: Copy;
+    /// The payload's member named `key`, if it has one.
+    fn member(&self, key: &str) -> Option<Self::Member>;
+    /// Whether the member's value is a JSON string.
+    fn is_string(&self, member: Self::Member) -> bool;
+    /// Whether the member's value is the JSON literal `true`.
+    fn is_true(&self, member: Self::Member) -> bool;
+}
+
+impl<'a> PayloadView for &'a Event {
+    type Member = &'a Value;
+
+    fn member(&self, key: &str) -> Option<&'a Value> {
+        self.payload()
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
+    }
+
+    fn is_string(&self, member: &'a Value) -> bool {
+        member.as_str().is_some()
+    }
+
+    fn is_true(&self, member: &'a Value) -> bool {
+        *member == Value::Bool(true)
+    }
+}
+
+/// `R-TYPE-1`: the first member of [`ReducedType::string_fields`] that the payload has
+/// and that is not a string, with its value; `None` when the payload passes.
+#[inline]
+pub fn ill_typed_field<P: PayloadView>(
+    ty: Option<ReducedType>,
+    payload: &P,
+) -> Option<(&'static str, P::Member)> {
+    let fields = ty.map_or(&[][..], ReducedType::string_fields);
+    fields.iter().find_map(|&field| {
+        payload
+            .member(field)
+            .filter(|&m| !payload.is_string(m))
+            .map(|m| (field, m))
+    })
+}
+
+/// `R-TYPE-1` for a parsed event: `invalid_payload` naming the member, the event type
+/// and what the member holds. The error has no location; the caller adds it.
+pub fn check_payload(ev: &Event) -> Result<(), Error> {
+    match ill_typed_field(ReducedType::of(ev.event_type.as_bytes()), &ev) {
+        None => Ok(()),
+        Some((field, value)) => Err(Error::new(
+            ErrorCode::InvalidPayload,
+            format!(
+                "payload.{field} of a {} event must be a string, found {}",
+                ev.event_type,
+                value.kind()
+            ),
+        )),
     }
 }
 

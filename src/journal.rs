@@ -112,81 +112,134 @@ impl Checker {
 
     /// [`Checker::check`] without accepting the event.
     pub fn verify(&self, ev: &Event) -> Result<(), Error> {
-        let locate = |e: Error| {
+        event::check_payload(ev).map_err(|e| {
             e.with_sequence(ev.sequence_i64())
                 .with_event_id(Some(&ev.event_id))
-        };
-        crate::replay::check_payload(ev).map_err(locate)?;
-        // J-SEQ-1
-        if ev.sequence != self.count.to_string() {
-            return Err(locate(Error::new(
-                ErrorCode::SequenceGap,
-                format!(
-                    "expected sequence {}, found {}",
-                    self.count,
-                    crate::error::shorten(ev.sequence.as_bytes(), 40)
-                ),
-            )));
+        })?;
+        match self.violation(ev) {
+            None => Ok(()),
+            Some(v) => Err(v.error(ev, &self.expected())),
         }
+    }
+
+    /// The first J-* rule `ev` breaks as the next event, in J-ORDER-1's order.
+    fn violation(&self, ev: &Event) -> Option<Violation> {
         // J-SESSION-1, J-RUN-1: the first event fixes both.
-        match &self.session_id {
-            Some(s) if *s != ev.session_id => {
-                return Err(locate(Error::new(
-                    ErrorCode::MixedSession,
-                    format!(
-                        "session_id {:?} differs from the journal's {:?}",
-                        ev.session_id, s
-                    ),
-                )))
-            }
-            _ => {}
+        let differs =
+            |fixed: &Option<String>, found: &str| fixed.as_ref().is_some_and(|f| f != found);
+        if ev.sequence != self.count.to_string() {
+            Some(Violation::SequenceGap)
+        } else if differs(&self.session_id, &ev.session_id) {
+            Some(Violation::MixedSession)
+        } else if differs(&self.run_id, &ev.run_id) {
+            Some(Violation::MixedRun)
+        } else if self.known(&ev.event_id) {
+            Some(Violation::DuplicateEventId)
+        } else if ev.parent_event_id.as_ref().is_some_and(|p| !self.known(p)) {
+            // J-PARENT-1: the parent must be an EARLIER event (not itself, not later).
+            Some(Violation::UnknownParent)
+        } else {
+            None
         }
-        match &self.run_id {
-            Some(r) if *r != ev.run_id => {
-                return Err(locate(Error::new(
-                    ErrorCode::MixedRun,
-                    format!(
-                        "provenance.run_id {:?} differs from the journal's {:?}",
-                        ev.run_id, r
-                    ),
-                )))
-            }
-            _ => {}
+    }
+
+    /// What the journal read so far fixes for the next event.
+    fn expected(&self) -> Expected<'_> {
+        Expected {
+            sequence: self.count,
+            session_id: self.session_id.as_deref().unwrap_or_default(),
+            run_id: self.run_id.as_deref().unwrap_or_default(),
         }
-        // J-ID-1
-        if self.known(&ev.event_id) {
-            return Err(locate(Error::new(
-                ErrorCode::DuplicateEventId,
-                format!("event_id {:?} was used by an earlier event", ev.event_id),
-            )));
-        }
-        // J-PARENT-1: the parent must be an EARLIER event (not itself, not later).
-        if let Some(parent) = &ev.parent_event_id {
-            if !self.known(parent) {
-                let why = if *parent == ev.event_id {
-                    "names the event itself"
-                } else {
-                    "names no earlier event"
-                };
-                return Err(locate(Error::new(
-                    ErrorCode::UnknownParent,
-                    format!("parent_event_id {parent:?} {why}"),
-                )));
-            }
-        }
-        Ok(())
     }
 
     /// End of journal: `J-EMPTY-1`. Returns the number of events.
     pub fn finish(&self) -> Result<u64, Error> {
         if self.count == 0 {
-            return Err(Error::new(
-                ErrorCode::EmptyJournal,
-                "the journal holds no event",
-            ));
+            return Err(empty_journal());
         }
         Ok(self.count)
     }
+}
+
+/// A J-* rule one event breaks (`J-SEQ-1` .. `J-PARENT-1`): what the oracle's
+/// [`Checker`] and the fast path's ordered checks both decide, worded here once
+/// ([`Violation::error`]), so the two paths cannot word an error differently.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Violation {
+    /// `J-SEQ-1`: the sequence is not the event's 0-based position.
+    SequenceGap,
+    /// `J-SESSION-1`: another session id than the first event's.
+    MixedSession,
+    /// `J-RUN-1`: another `provenance.run_id` than the first event's.
+    MixedRun,
+    /// `J-ID-1`: an event id an earlier event used.
+    DuplicateEventId,
+    /// `J-PARENT-1`: a parent that names no earlier event.
+    UnknownParent,
+}
+
+/// What the journal read so far fixes for its next event, as the J-* messages name it.
+#[derive(Clone, Copy, Debug)]
+pub struct Expected<'a> {
+    /// The next sequence: the number of events so far.
+    pub sequence: u64,
+    /// The first event's session id (empty before it).
+    pub session_id: &'a str,
+    /// The first event's run id (empty before it).
+    pub run_id: &'a str,
+}
+
+impl Violation {
+    /// The stable code of the rule.
+    pub fn code(self) -> ErrorCode {
+        match self {
+            Violation::SequenceGap => ErrorCode::SequenceGap,
+            Violation::MixedSession => ErrorCode::MixedSession,
+            Violation::MixedRun => ErrorCode::MixedRun,
+            Violation::DuplicateEventId => ErrorCode::DuplicateEventId,
+            Violation::UnknownParent => ErrorCode::UnknownParent,
+        }
+    }
+
+    /// The error `ev` gets, with its sequence and event id (`J-LOC-1`; the caller adds
+    /// the line).
+    pub fn error(self, ev: &Event, expected: &Expected<'_>) -> Error {
+        let message = match self {
+            Violation::SequenceGap => format!(
+                "expected sequence {}, found {}",
+                expected.sequence,
+                crate::error::shorten(ev.sequence.as_bytes(), 40)
+            ),
+            Violation::MixedSession => format!(
+                "session_id {:?} differs from the journal's {:?}",
+                ev.session_id, expected.session_id
+            ),
+            Violation::MixedRun => format!(
+                "provenance.run_id {:?} differs from the journal's {:?}",
+                ev.run_id, expected.run_id
+            ),
+            Violation::DuplicateEventId => {
+                format!("event_id {:?} was used by an earlier event", ev.event_id)
+            }
+            Violation::UnknownParent => {
+                let parent = ev.parent_event_id.as_deref().unwrap_or_default();
+                let why = if parent == ev.event_id {
+                    "names the event itself"
+                } else {
+                    "names no earlier event"
+                };
+                format!("parent_event_id {parent:?} {why}")
+            }
+        };
+        Error::new(self.code(), message)
+            .with_sequence(ev.sequence_i64())
+            .with_event_id(Some(&ev.event_id))
+    }
+}
+
+/// `J-EMPTY-1`: the journal holds no event.
+pub fn empty_journal() -> Error {
+    Error::new(ErrorCode::EmptyJournal, "the journal holds no event")
 }
 
 /// Parse and check one line as the next event of `checker`'s journal.

@@ -488,7 +488,7 @@ impl Store {
         let ev = event::from_value(value, self.profile)
             .map_err(|e| e.at_line(number).with_excerpt(line))?;
         // S-DUP-1: after J-ORDER-1 steps 1-4 (R-TYPE-1 included), before J-SEQ-1.
-        crate::replay::check_payload(&ev).map_err(|e| {
+        event::check_payload(&ev).map_err(|e| {
             e.at_line(number)
                 .with_sequence(ev.sequence_i64())
                 .with_event_id(Some(&ev.event_id))
