@@ -552,6 +552,37 @@ impl Tree {
     }
 }
 
+/// A `tree_apply` step that is not well formed (a malformed request, `A-REQ-1`, never
+/// a conformance case).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StepError {
+    #[error("a step must be an object")]
+    NotAnObject,
+    #[error("a step needs a string `step`")]
+    NoName,
+    #[error("unknown step {0:?}")]
+    Unknown(String),
+    #[error("step {step:?} has no field {field:?}")]
+    UnknownField { step: String, field: String },
+    #[error("step {step:?} needs a string `{field}`")]
+    NeedsString { step: String, field: &'static str },
+    #[error("`timestamp` must be in 0..=2^64-1")]
+    TimestampOutOfRange,
+    #[error("step {0:?} needs an integer `timestamp`")]
+    NeedsTimestamp(String),
+    #[error("append needs a `message`")]
+    NeedsMessage,
+    #[error("append_new needs an array `history`")]
+    NeedsHistory,
+}
+
+/// The operations' request reader (`ops::Operation::from_json`) still speaks `String`.
+impl From<StepError> for String {
+    fn from(e: StepError) -> String {
+        e.to_string()
+    }
+}
+
 /// One step of `tree_apply` (`T-OPS-1`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Step {
@@ -576,41 +607,45 @@ impl Step {
         }
     }
 
-    pub fn from_json(v: &Value) -> Result<Step, String> {
-        let members = v.as_object().ok_or("a step must be an object")?;
+    /// Read a step's JSON spelling (`T-OPS-1`); unknown members are an error.
+    pub fn from_json(v: &Value) -> Result<Step, StepError> {
+        let members = v.as_object().ok_or(StepError::NotAnObject)?;
         let step = v
             .get("step")
             .and_then(Value::as_str)
-            .ok_or("a step needs a string `step`")?;
+            .ok_or(StepError::NoName)?;
         let allowed: &[&str] = match step {
             "append" => &["step", "message", "timestamp"],
             "seek" => &["step", "id"],
             "checkpoint" | "seek_checkpoint" => &["step", "label"],
             "append_new" => &["step", "history", "timestamp"],
             "save_load" => &["step"],
-            other => return Err(format!("unknown step {other:?}")),
+            other => return Err(StepError::Unknown(other.to_owned())),
         };
         if let Some((k, _)) = members.iter().find(|(k, _)| !allowed.contains(&k.as_str())) {
-            return Err(format!("step {step:?} has no field {k:?}"));
+            return Err(StepError::UnknownField {
+                step: step.to_owned(),
+                field: k.clone(),
+            });
         }
-        let s = |k: &str| {
-            v.get(k)
+        let s = |field: &'static str| {
+            v.get(field)
                 .and_then(Value::as_str)
                 .map(str::to_owned)
-                .ok_or(format!("step {step:?} needs a string `{k}`"))
+                .ok_or_else(|| StepError::NeedsString {
+                    step: step.to_owned(),
+                    field,
+                })
         };
         let ts = || match v.get("timestamp") {
-            Some(Value::Number(Number::Int(t))) => t
-                .parse::<u64>()
-                .map_err(|_| "`timestamp` must be in 0..=2^64-1".to_owned()),
-            _ => Err(format!("step {step:?} needs an integer `timestamp`")),
+            Some(Value::Number(Number::Int(t))) => {
+                t.parse::<u64>().map_err(|_| StepError::TimestampOutOfRange)
+            }
+            _ => Err(StepError::NeedsTimestamp(step.to_owned())),
         };
         Ok(match step {
             "append" => Step::Append {
-                message: v
-                    .get("message")
-                    .cloned()
-                    .ok_or("append needs a `message`")?,
+                message: v.get("message").cloned().ok_or(StepError::NeedsMessage)?,
                 timestamp: ts()?,
             },
             "seek" => Step::Seek { id: s("id")? },
@@ -620,7 +655,7 @@ impl Step {
                 history: v
                     .get("history")
                     .and_then(Value::as_array)
-                    .ok_or("append_new needs an array `history`")?
+                    .ok_or(StepError::NeedsHistory)?
                     .to_vec(),
                 timestamp: ts()?,
             },
