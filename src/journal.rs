@@ -4,8 +4,13 @@
 //! `0, 1, 2, ...`, one session id, one run id, unique event ids, parents that name
 //! earlier events. [`Checker`] applies them one event at a time in O(1) expected time
 //! per event with memory proportional to the set of event ids; [`read`] streams a
-//! JSONL source through the wire, envelope and journal rules in SPEC order and hands
-//! each accepted event to a callback.
+//! JSONL source through the wire, envelope and journal rules in SPEC order
+//! (`J-ORDER-1`) and hands each accepted event to a callback.
+//!
+//! The J-* errors are worded here only: [`Violation`] names the rule an event breaks
+//! and [`Violation::error`] words it (with `J-LOC-1`'s sequence and event id), and
+//! [`empty_journal`] is `J-EMPTY-1`; the fast path decides the same violations on its
+//! own data and calls the same constructors.
 
 use std::collections::HashMap;
 use std::io::BufRead;

@@ -5,6 +5,7 @@
 //! integers exact at any admitted size, reads floats as the correctly rounded IEEE-754
 //! double, rejects duplicate keys, lone surrogates, NaN/Infinity and nesting beyond
 //! [`MAX_DEPTH`], and reports every error with a stable code and a 1-based byte column.
+//! It also owns the JSON spelling of an error (`Error::to_json`, `O-ERR-1`).
 //! It deliberately does not use serde_json's `Value`, whose number and key handling
 //! changes with crate versions and features (see SPEC.md `C-IMPL-1`).
 

@@ -3,8 +3,13 @@
 //! This module owns the kit's vocabulary of operations on a journal (`validate`,
 //! `replay`, `fingerprint`, `branch`, `canonical`), their JSON spelling, and their
 //! reference execution on exact input bytes. The golden traces, the conformance
-//! vectors, the adapter protocol and the CLI all go through [`execute`], so every
-//! surface of the kit agrees on what an operation returns.
+//! vectors, the adapter protocol and the CLI all go through [`execute`] (or
+//! [`execute_fast`], the same with the journal operations on the checked fast path), so
+//! every surface of the kit agrees on what an operation returns.
+//!
+//! It also owns the `profile` a vector or a request names ([`Profile`]), which is a
+//! journal profile for the journal operations and a tree dialect for the tree ones:
+//! [`Profile::journal`] and [`Profile::dialect`] are where that is decided, once.
 
 use crate::branch;
 use crate::error::{Error, ErrorCode, ReadError};

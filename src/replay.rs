@@ -4,7 +4,14 @@
 //! `ReplayState`: user messages, assistant messages under the streaming final-event
 //! rule, tool results, the stop reason, the applied sequences and the fingerprint of
 //! the selected prefix. [`Reducer`] is incremental (one event at a time); [`replay`]
-//! streams a whole journal, validating every event, and projects events `0..=until`.
+//! streams a whole journal, validating every event, and projects events `0..=until`
+//! (`R-SEL-1`, `O-RANGE-1` by [`check_range`]).
+//!
+//! What one event contributes (`R-USER-1`, `R-STREAM-1`, `R-TOOL-1`, `R-STOP-1`,
+//! `R-OTHER-1`) is [`contribution`], written once over `event::PayloadView`: the
+//! reducer applies it to parsed events, the fast path to its token tape. `R-TYPE-1`,
+//! which makes the texts it reads strings, is the envelope layer's
+//! (`event::check_payload`), checked while the journal is read.
 
 use std::io::BufRead;
 

@@ -4,9 +4,10 @@
 //! This module owns appending with durable acknowledgements (write, then `fdatasync`,
 //! then acknowledge), idempotent retries by event id (the exercise E table), group
 //! commit, the single-writer lock, recovery of a torn tail (moved aside, never deleted),
-//! and checkpoints that let replay read only the tail (exercise F). Every event is
-//! validated incrementally in O(1) expected time; memory is the id index plus one
-//! 32-byte digest per event.
+//! and checkpoints that let replay read only the tail (exercise F), with the reasons a
+//! checkpoint is ignored ([`IgnoreReason`], `K-IGNORE-1`). Every event is validated
+//! incrementally in O(1) expected time; memory is the id index plus one 32-byte digest
+//! per event. `store_apply`'s steps (`S-OPS-1`) are [`StoreStep`].
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};

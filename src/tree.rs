@@ -4,7 +4,8 @@
 //! entries in JSONL, modelled on yoagent's `Session` (seed 004): loading with its
 //! checks, the head, the next-id counter, the operations (append, seek, checkpoint,
 //! seek_checkpoint, append_new), saving, and the inspect view. yoagent 0.26's own
-//! format is the `yoagent-0.26` dialect, in [`yoagent`].
+//! format is the `yoagent-0.26` dialect, in [`yoagent`]; [`Dialect`] names the two,
+//! and [`Loaded`] is a tree in either. Malformed steps are [`StepError`]s (`A-REQ-1`).
 //!
 //! Loading streams line by line (one line in memory at a time; the first error stops
 //! reading). An id index keeps lookups O(1), `path_ids` O(depth) and loading O(n).

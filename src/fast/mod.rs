@@ -5,10 +5,10 @@
 //! with the oracle on every input, valid and malformed.
 //!
 //! How it is fast:
-//! * each line is parsed into a reusable, borrowed token tape ([`tape`]): no
+//! * each line is parsed into a reusable, borrowed token tape (`tape.rs`): no
 //!   allocation per key or string, strings without escapes are slices of the input;
 //!   canonical bytes are written straight from the tape;
-//! * the event ids live in a compact set ([`ids`]): one arena, a table of offsets,
+//! * the event ids live in a compact set (`ids.rs`): one arena, a table of offsets,
 //!   exact comparison;
 //! * the input is cut into blocks of whole lines; worker threads parse, check and
 //!   canonicalise blocks in parallel (everything about one line that does not depend
@@ -29,7 +29,7 @@
 //! `replay::contribution`); a journal error the ordered checks find is a
 //! `journal::Violation`, worded by the oracle's constructor from the oracle's reading
 //! of its one line; `J-EMPTY-1` is `journal::empty_journal`. What is its own: the tape
-//! parser and canonical writer ([`tape`]), the id set ([`ids`]), the pipeline. The
+//! parser and canonical writer (`tape.rs`), the id set (`ids.rs`), the pipeline. The
 //! comparison with the oracle is [`differences`] (in `differential.rs`).
 
 mod differential;
