@@ -906,7 +906,7 @@ pub fn apply_in_reporting(
         .enumerate()
         .filter_map(|(i, r)| {
             let e = r.get("error")?;
-            let code = crate::ErrorCode::from_str_code(e.get("code")?.as_str()?)?;
+            let code = ErrorCode::from_str_code(e.get("code")?.as_str()?)?;
             let mut err = Error::new(code, "the step failed");
             err.index = e.get("index").and_then(Value::as_i64).map(|n| n as u64);
             Some((i, err))

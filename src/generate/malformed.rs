@@ -299,7 +299,7 @@ pub struct Expected {
 
 impl Expected {
     /// Whether `e` is exactly the labelled error.
-    pub fn matches(&self, e: &crate::Error) -> bool {
+    pub fn matches(&self, e: &crate::error::Error) -> bool {
         e.code == self.code && e.line == self.line && e.sequence == self.sequence
     }
 }
