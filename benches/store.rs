@@ -8,7 +8,7 @@
 use std::io::{BufReader, Write};
 use std::time::Instant;
 
-use journal_conformance::event::Profile;
+use journal_conformance::event::JournalProfile;
 use journal_conformance::replay;
 use journal_conformance::store::{self, CheckpointUse, Store};
 
@@ -51,7 +51,7 @@ fn main() {
     // Appends with a sync each, then group commit of 100.
     let appends = 2_000u64;
     let p1 = dir.join("sync-each.jsonl");
-    let (mut st, _) = Store::open(&p1, Profile::Core).unwrap();
+    let (mut st, _) = Store::open(&p1, JournalProfile::Core).unwrap();
     let t = Instant::now();
     for i in 0..appends {
         st.append(event(i).as_bytes()).unwrap();
@@ -59,7 +59,7 @@ fn main() {
     let each = t.elapsed();
     drop(st);
     let p2 = dir.join("group.jsonl");
-    let (mut st, _) = Store::open(&p2, Profile::Core).unwrap();
+    let (mut st, _) = Store::open(&p2, JournalProfile::Core).unwrap();
     let lines: Vec<String> = (0..appends * 10).map(event).collect();
     let t = Instant::now();
     for chunk in lines.chunks(100) {
@@ -94,10 +94,10 @@ fn main() {
     }
     let ck = dir.join("big.ck.json");
     let t = Instant::now();
-    store::checkpoint_file(&big, &ck, Profile::Core).unwrap();
+    store::checkpoint_file(&big, &ck, JournalProfile::Core).unwrap();
     let ck_time = t.elapsed();
     {
-        let (mut st, _) = Store::open(&big, Profile::Core).unwrap();
+        let (mut st, _) = Store::open(&big, JournalProfile::Core).unwrap();
         for i in n - 10..n {
             st.append(event(i).as_bytes()).unwrap();
         }
@@ -106,13 +106,13 @@ fn main() {
     let t = Instant::now();
     let full = replay::replay(
         BufReader::with_capacity(1 << 16, std::fs::File::open(&big).unwrap()),
-        Profile::Core,
+        JournalProfile::Core,
         None,
     )
     .unwrap();
     let from_zero = t.elapsed();
     let t = Instant::now();
-    let (fast, used) = store::replay_from_checkpoint(&big, &ck, Profile::Core).unwrap();
+    let (fast, used) = store::replay_from_checkpoint(&big, &ck, JournalProfile::Core).unwrap();
     let from_ck = t.elapsed();
     assert_eq!(used, CheckpointUse::Used { tail_events: 10 });
     assert_eq!(

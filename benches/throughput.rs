@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use journal_conformance::event::Profile;
+use journal_conformance::event::JournalProfile;
 use journal_conformance::{canonical, journal, replay, wire};
 use sha2::{Digest, Sha256};
 
@@ -660,14 +660,14 @@ fn layers() {
 
     if want("validate") {
         rows.push(measure("validate", runs, || {
-            let n = journal::validate(open(path), Profile::Core).expect("valid journal");
+            let n = journal::validate(open(path), JournalProfile::Core).expect("valid journal");
             n.to_string()
         }));
     }
 
     if want("fingerprint") {
         rows.push(measure("fingerprint", runs, || {
-            replay::fingerprint(open(path), Profile::Core, None).expect("valid journal")
+            replay::fingerprint(open(path), JournalProfile::Core, None).expect("valid journal")
         }));
     }
 
@@ -755,7 +755,8 @@ fn layers() {
     // allocator's heap after it is dropped and would inflate the peaks measured after it.
     if want("replay") {
         rows.push(measure("replay", runs, || {
-            let state = replay::replay(open(path), Profile::Core, None).expect("valid journal");
+            let state =
+                replay::replay(open(path), JournalProfile::Core, None).expect("valid journal");
             assert_eq!(state.applied_sequences.len() as u64, gen.events);
             state.fingerprint
         }));
@@ -1076,7 +1077,7 @@ fn versus_sha256sum(file: &Path, runs: usize, profile: &str) -> (f64, Vec<Measur
 }
 
 /// Bytes `replay` prints, and a check of the CLI's outputs against the oracle.
-fn check_outputs(file: &Path, profile: Profile) -> u64 {
+fn check_outputs(file: &Path, profile: JournalProfile) -> u64 {
     let cli = env!("CARGO_BIN_EXE_journal-conformance");
     let run = |args: &[&str]| {
         let o = Command::new(cli)
@@ -1109,8 +1110,8 @@ fn main() {
     let events = env_u64("JC_BENCH_EVENTS", if bench { 200_000 } else { 2_000 }).max(2);
     let runs = env_u64("JC_BENCH_RUNS", if bench { 5 } else { 1 }).max(1) as usize;
     let profile = match std::env::var("JC_BENCH_PROFILE").as_deref() {
-        Ok("trace-0.1") => Profile::Trace01,
-        _ => Profile::Core,
+        Ok("trace-0.1") => JournalProfile::Trace01,
+        _ => JournalProfile::Core,
     };
     let linearity = std::env::var_os("JC_BENCH_LINEARITY").is_some();
     println!(

@@ -6,9 +6,9 @@
 //! it is listed as known.
 
 use journal_conformance::adapter::{ImplInfo, Implementation, Reference, Reply};
-use journal_conformance::event::Profile;
 use journal_conformance::inprocess;
 use journal_conformance::ops::Operation;
+use journal_conformance::ops::Profile;
 
 struct Mine {
     info: ImplInfo,

@@ -9,9 +9,8 @@
 //! - the operations that share a layer agree with each other on the same input.
 #![allow(dead_code)]
 
-use jc::error::{Error, ErrorCode};
-use jc::event::Profile;
-use jc::journal::ReadError;
+use jc::error::{Error, ErrorCode, ReadError};
+use jc::event::JournalProfile;
 use jc::json::{self, Number, Value};
 use jc::ops::{self, Operation};
 use jc::tree::{Step, Tree};
@@ -332,8 +331,12 @@ pub fn canonical(data: &[u8]) {
             assert!(again.same(&v), "canonical text reads back as another value");
             assert!(v.same(&v));
             canonical_roundtrip(&v);
-            let via_op = invalid(ops::execute(&Operation::Canonical, data, Profile::Core))
-                .expect("the canonical operation rejects a parsed document");
+            let via_op = invalid(ops::execute(
+                &Operation::Canonical,
+                data,
+                ops::Profile::Core,
+            ))
+            .expect("the canonical operation rejects a parsed document");
             assert_eq!(via_op, Value::from(text), "ops::execute(canonical) differs");
         }
     }
@@ -361,8 +364,8 @@ const BRANCH_IDS: &[(&str, bool)] = &[
 /// `trace-0.1` only ever adds `profile_violation` to `core`.
 pub fn journal(data: &[u8]) {
     let h = fnv1a(data);
-    let core = journal_profile(data, Profile::Core, h);
-    let trace = journal_profile(data, Profile::Trace01, h);
+    let core = journal_profile(data, JournalProfile::Core, h);
+    let trace = journal_profile(data, JournalProfile::Trace01, h);
     match (&core, &trace) {
         (Ok(a), Ok(b)) => assert_eq!(a, b, "core and trace-0.1 disagree on a valid journal"),
         (Ok(_), Err(e)) => assert_eq!(
@@ -395,7 +398,7 @@ pub fn journal(data: &[u8]) {
 /// SPEC.md 16.5: with a line limit below the longest line, reading fails with the
 /// I/O error naming the first over-long line, unless a journal error comes first;
 /// with a limit at least the longest line, the answer is the unbounded one.
-fn check_line_bound(data: &[u8], profile: Profile, h: u64, unbounded: &Result<u64, Error>) {
+fn check_line_bound(data: &[u8], profile: JournalProfile, h: u64, unbounded: &Result<u64, Error>) {
     let physical = lines(data);
     let longest = physical.iter().map(|l| l.len()).max().unwrap_or(0);
     let max = 1 + (h >> 40) as usize % (longest + 2);
@@ -436,7 +439,7 @@ fn check_line_bound(data: &[u8], profile: Profile, h: u64, unbounded: &Result<u6
 }
 
 /// Check one profile; returns the event count and fingerprint, or the journal error.
-fn journal_profile(data: &[u8], profile: Profile, h: u64) -> Result<(u64, String), Error> {
+fn journal_profile(data: &[u8], profile: JournalProfile, h: u64) -> Result<(u64, String), Error> {
     let what = profile.as_str();
     let physical = lines(data);
     let n_lines = physical.len() as u64;
@@ -462,7 +465,7 @@ fn journal_profile(data: &[u8], profile: Profile, h: u64) -> Result<(u64, String
     let fp_op = invalid(ops::execute(
         &Operation::Fingerprint { until: Some(until) },
         data,
-        profile,
+        profile.into(),
     ));
     let br = invalid(branch::branch(data, profile, at, branch_id));
 
@@ -640,7 +643,7 @@ fn check_journal_error(e: &Error, physical: &[&[u8]], what: &str) {
 }
 
 /// W-CR-1: CRLF line endings change neither validity, the error, nor the fingerprint.
-fn check_crlf(data: &[u8], profile: Profile, want: Result<&String, &Error>) {
+fn check_crlf(data: &[u8], profile: JournalProfile, want: Result<&String, &Error>) {
     let mut crlf = Vec::with_capacity(data.len() + data.len() / 8);
     for &b in data {
         if b == b'\n' {
@@ -1165,9 +1168,9 @@ pub fn journal_structured(data: &[u8]) {
         return;
     };
     let profile = if sel & 2 == 0 {
-        Profile::Core
+        JournalProfile::Core
     } else {
-        Profile::Trace01
+        JournalProfile::Trace01
     };
     let cfg = GenConfig {
         events: 1..=24,
@@ -1219,7 +1222,7 @@ pub fn journal_structured(data: &[u8]) {
         let Ok(m) = generate::malformed_from_bytes(&cfg, 4, rest) else {
             return;
         };
-        match invalid(ops::execute(&m.op, &m.bytes, m.profile)) {
+        match invalid(ops::execute(&m.op, &m.bytes, m.profile.into())) {
             Ok(v) => panic!(
                 "a malformed journal was accepted: {} gave {}",
                 m.describe(),
@@ -1248,7 +1251,7 @@ pub fn fast_oracle(data: &[u8]) {
     // about 56 calls, half of them starting worker threads, and ran at 96 exec/s.
     // tests/fast_oracle.rs runs the full set on the corpus and generated journals.
     let pick = fnv1a(data);
-    for profile in [Profile::Core, Profile::Trace01] {
+    for profile in [JournalProfile::Core, JournalProfile::Trace01] {
         let d = jc::fast::differences_sampled(data, profile, pick);
         assert!(
             d.is_empty(),
@@ -1325,8 +1328,8 @@ pub fn store_apply(data: &[u8]) {
     else {
         return;
     };
-    let first = store::apply_steps(start, &steps, Profile::Core);
-    let second = store::apply_steps(start, &steps, Profile::Core);
+    let first = store::apply_steps(start, &steps, JournalProfile::Core);
+    let second = store::apply_steps(start, &steps, JournalProfile::Core);
     let out = match (first, second) {
         (Ok(a), Ok(b)) => {
             assert_eq!(
@@ -1362,7 +1365,7 @@ pub fn store_apply(data: &[u8]) {
         if b.is_empty() {
             Some(0)
         } else {
-            invalid(jc::journal::validate(b, Profile::Core)).ok()
+            invalid(jc::journal::validate(b, JournalProfile::Core)).ok()
         }
     };
     let mut count = match valid_count(start) {
@@ -1422,8 +1425,11 @@ pub fn store_apply(data: &[u8]) {
     let final_count = if journal.is_empty() {
         0
     } else {
-        invalid(jc::journal::validate(journal.as_bytes(), Profile::Core))
-            .unwrap_or_else(|e| panic!("the store left an invalid journal: {e}"))
+        invalid(jc::journal::validate(
+            journal.as_bytes(),
+            JournalProfile::Core,
+        ))
+        .unwrap_or_else(|e| panic!("the store left an invalid journal: {e}"))
     };
     assert_eq!(
         final_count,

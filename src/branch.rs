@@ -6,9 +6,9 @@
 
 use std::io::BufRead;
 
-use crate::error::{Error, ErrorCode};
-use crate::event::Profile;
-use crate::journal::{self, ReadError};
+use crate::error::{Error, ErrorCode, ReadError};
+use crate::event::JournalProfile;
+use crate::journal;
 use crate::json::Value;
 use crate::replay::{check_range, Reducer};
 
@@ -76,7 +76,7 @@ pub fn check_branch_id(id: &str) -> Result<(), Error> {
 /// `sequence_out_of_range`.
 pub fn branch<R: BufRead>(
     source: R,
-    profile: Profile,
+    profile: JournalProfile,
     at: i64,
     branch_id: &str,
 ) -> Result<SessionBranch, ReadError> {
@@ -92,7 +92,7 @@ pub fn branch<R: BufRead>(
 /// [`branch`] with lines of at most `max_line_bytes`.
 pub fn branch_bounded<R: BufRead>(
     source: R,
-    profile: Profile,
+    profile: JournalProfile,
     at: i64,
     branch_id: &str,
     max_line_bytes: usize,

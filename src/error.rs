@@ -1,9 +1,13 @@
-//! Stable error codes and located errors.
+//! Stable error codes and located errors (SPEC.md section "Error codes", the codes of
+//! every rule family).
 //!
 //! This module owns the closed list of error codes of SPEC.md (each code is a stable
-//! snake_case string that implementations in every language must produce) and the
-//! [`Error`] value that carries a code together with where it happened: physical
-//! line, column, event sequence and event id.
+//! snake_case string that implementations in every language must produce), the
+//! [`Error`] value that carries a code together with where it happened (physical line,
+//! column, event sequence and event id), and [`ReadError`], the outcome of every reader
+//! in the kit: an invalid input (exit status 1) or a source that could not be read
+//! (exit status 2). It is the bottom layer: it imports nothing of the crate (the JSON
+//! spelling of an error, `O-ERR-1`, is [`crate::json`]'s).
 
 use std::fmt;
 
@@ -250,31 +254,17 @@ impl Error {
         self.excerpt = Some(shorten(line, 120));
         self
     }
+}
 
-    /// The error as the JSON object of SPEC.md (`code`, `message`, `line`, `column`,
-    /// `sequence`, `event_id`; absent locations are `null`).
-    pub fn to_json(&self) -> crate::json::Value {
-        use crate::json::Value;
-        let opt_u = |v: Option<u64>| v.map_or(Value::Null, Value::from_u64);
-        let mut v = Value::object([
-            ("code", Value::from(self.code.as_str())),
-            ("message", Value::from(self.message.as_str())),
-            ("line", opt_u(self.line)),
-            ("column", opt_u(self.column)),
-            (
-                "sequence",
-                self.sequence.map_or(Value::Null, Value::from_i64),
-            ),
-            (
-                "event_id",
-                self.event_id.as_deref().map_or(Value::Null, Value::from),
-            ),
-        ]);
-        if let (Some(i), Value::Object(m)) = (self.index, &mut v) {
-            m.push(("index".into(), Value::from_u64(i)));
-        }
-        v
-    }
+/// Reading a journal (or a tree, a document, a store) failed: either the input is
+/// invalid (a located conformance error, exit status 1) or the source could not be read
+/// (exit status 2).
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error(transparent)]
+    Invalid(#[from] Error),
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
 }
 
 /// Shorten raw line bytes for a diagnostic: lossy UTF-8, at most `max` characters,

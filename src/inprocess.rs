@@ -7,7 +7,7 @@
 //!
 //! ```no_run
 //! use journal_conformance::adapter::{ImplInfo, Implementation, Reply};
-//! use journal_conformance::event::Profile;
+//! use journal_conformance::ops::Profile;
 //! use journal_conformance::ops::Operation;
 //! use journal_conformance::verdict::Answer;
 //! use journal_conformance::json::Value;

@@ -4,25 +4,20 @@
 //! `0, 1, 2, ...`, one session id, one run id, unique event ids, parents that name
 //! earlier events. [`Checker`] applies them one event at a time in O(1) expected time
 //! per event with memory proportional to the set of event ids; [`read`] streams a
-//! JSONL source through the wire, envelope and journal rules in SPEC order and hands
-//! each accepted event to a callback.
+//! JSONL source through the wire, envelope and journal rules in SPEC order
+//! (`J-ORDER-1`) and hands each accepted event to a callback.
+//!
+//! The J-* errors are worded here only: [`Violation`] names the rule an event breaks
+//! and [`Violation::error`] words it (with `J-LOC-1`'s sequence and event id), and
+//! [`empty_journal`] is `J-EMPTY-1`; the fast path decides the same violations on its
+//! own data and calls the same constructors.
 
 use std::collections::HashMap;
 use std::io::BufRead;
 
-use crate::error::{Error, ErrorCode};
-use crate::event::{self, Event, Profile};
+use crate::error::{Error, ErrorCode, ReadError};
+use crate::event::{self, Event, JournalProfile};
 use crate::wire::{self, LineReader};
-
-/// Reading a journal failed: either the journal is invalid (a located conformance
-/// error, exit status 1) or the source could not be read (exit status 2).
-#[derive(Debug, thiserror::Error)]
-pub enum ReadError {
-    #[error(transparent)]
-    Invalid(#[from] Error),
-    #[error("I/O error: {0}")]
-    Io(#[from] std::io::Error),
-}
 
 /// Looks ids up among events that are not in the checker's memory (the prefix covered
 /// by a checkpoint, `K-REPLAY-1`).
@@ -122,87 +117,140 @@ impl Checker {
 
     /// [`Checker::check`] without accepting the event.
     pub fn verify(&self, ev: &Event) -> Result<(), Error> {
-        let locate = |e: Error| {
+        event::check_payload(ev).map_err(|e| {
             e.with_sequence(ev.sequence_i64())
                 .with_event_id(Some(&ev.event_id))
-        };
-        crate::replay::check_payload(ev).map_err(locate)?;
-        // J-SEQ-1
-        if ev.sequence != self.count.to_string() {
-            return Err(locate(Error::new(
-                ErrorCode::SequenceGap,
-                format!(
-                    "expected sequence {}, found {}",
-                    self.count,
-                    crate::error::shorten(ev.sequence.as_bytes(), 40)
-                ),
-            )));
+        })?;
+        match self.violation(ev) {
+            None => Ok(()),
+            Some(v) => Err(v.error(ev, &self.expected())),
         }
+    }
+
+    /// The first J-* rule `ev` breaks as the next event, in J-ORDER-1's order.
+    fn violation(&self, ev: &Event) -> Option<Violation> {
         // J-SESSION-1, J-RUN-1: the first event fixes both.
-        match &self.session_id {
-            Some(s) if *s != ev.session_id => {
-                return Err(locate(Error::new(
-                    ErrorCode::MixedSession,
-                    format!(
-                        "session_id {:?} differs from the journal's {:?}",
-                        ev.session_id, s
-                    ),
-                )))
-            }
-            _ => {}
+        let differs =
+            |fixed: &Option<String>, found: &str| fixed.as_ref().is_some_and(|f| f != found);
+        if ev.sequence != self.count.to_string() {
+            Some(Violation::SequenceGap)
+        } else if differs(&self.session_id, &ev.session_id) {
+            Some(Violation::MixedSession)
+        } else if differs(&self.run_id, &ev.run_id) {
+            Some(Violation::MixedRun)
+        } else if self.known(&ev.event_id) {
+            Some(Violation::DuplicateEventId)
+        } else if ev.parent_event_id.as_ref().is_some_and(|p| !self.known(p)) {
+            // J-PARENT-1: the parent must be an EARLIER event (not itself, not later).
+            Some(Violation::UnknownParent)
+        } else {
+            None
         }
-        match &self.run_id {
-            Some(r) if *r != ev.run_id => {
-                return Err(locate(Error::new(
-                    ErrorCode::MixedRun,
-                    format!(
-                        "provenance.run_id {:?} differs from the journal's {:?}",
-                        ev.run_id, r
-                    ),
-                )))
-            }
-            _ => {}
+    }
+
+    /// What the journal read so far fixes for the next event.
+    fn expected(&self) -> Expected<'_> {
+        Expected {
+            sequence: self.count,
+            session_id: self.session_id.as_deref().unwrap_or_default(),
+            run_id: self.run_id.as_deref().unwrap_or_default(),
         }
-        // J-ID-1
-        if self.known(&ev.event_id) {
-            return Err(locate(Error::new(
-                ErrorCode::DuplicateEventId,
-                format!("event_id {:?} was used by an earlier event", ev.event_id),
-            )));
-        }
-        // J-PARENT-1: the parent must be an EARLIER event (not itself, not later).
-        if let Some(parent) = &ev.parent_event_id {
-            if !self.known(parent) {
-                let why = if *parent == ev.event_id {
-                    "names the event itself"
-                } else {
-                    "names no earlier event"
-                };
-                return Err(locate(Error::new(
-                    ErrorCode::UnknownParent,
-                    format!("parent_event_id {parent:?} {why}"),
-                )));
-            }
-        }
-        Ok(())
     }
 
     /// End of journal: `J-EMPTY-1`. Returns the number of events.
     pub fn finish(&self) -> Result<u64, Error> {
         if self.count == 0 {
-            return Err(Error::new(
-                ErrorCode::EmptyJournal,
-                "the journal holds no event",
-            ));
+            return Err(empty_journal());
         }
         Ok(self.count)
     }
 }
 
+/// A J-* rule one event breaks (`J-SEQ-1` .. `J-PARENT-1`): what the oracle's
+/// [`Checker`] and the fast path's ordered checks both decide, worded here once
+/// ([`Violation::error`]), so the two paths cannot word an error differently.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Violation {
+    /// `J-SEQ-1`: the sequence is not the event's 0-based position.
+    SequenceGap,
+    /// `J-SESSION-1`: another session id than the first event's.
+    MixedSession,
+    /// `J-RUN-1`: another `provenance.run_id` than the first event's.
+    MixedRun,
+    /// `J-ID-1`: an event id an earlier event used.
+    DuplicateEventId,
+    /// `J-PARENT-1`: a parent that names no earlier event.
+    UnknownParent,
+}
+
+/// What the journal read so far fixes for its next event, as the J-* messages name it.
+#[derive(Clone, Copy, Debug)]
+pub struct Expected<'a> {
+    /// The next sequence: the number of events so far.
+    pub sequence: u64,
+    /// The first event's session id (empty before it).
+    pub session_id: &'a str,
+    /// The first event's run id (empty before it).
+    pub run_id: &'a str,
+}
+
+impl Violation {
+    /// The stable code of the rule.
+    pub fn code(self) -> ErrorCode {
+        match self {
+            Violation::SequenceGap => ErrorCode::SequenceGap,
+            Violation::MixedSession => ErrorCode::MixedSession,
+            Violation::MixedRun => ErrorCode::MixedRun,
+            Violation::DuplicateEventId => ErrorCode::DuplicateEventId,
+            Violation::UnknownParent => ErrorCode::UnknownParent,
+        }
+    }
+
+    /// The error `ev` gets, with its sequence and event id (`J-LOC-1`; the caller adds
+    /// the line).
+    pub fn error(self, ev: &Event, expected: &Expected<'_>) -> Error {
+        let message = match self {
+            Violation::SequenceGap => format!(
+                "expected sequence {}, found {}",
+                expected.sequence,
+                crate::error::shorten(ev.sequence.as_bytes(), 40)
+            ),
+            Violation::MixedSession => format!(
+                "session_id {:?} differs from the journal's {:?}",
+                ev.session_id, expected.session_id
+            ),
+            Violation::MixedRun => format!(
+                "provenance.run_id {:?} differs from the journal's {:?}",
+                ev.run_id, expected.run_id
+            ),
+            Violation::DuplicateEventId => {
+                format!("event_id {:?} was used by an earlier event", ev.event_id)
+            }
+            Violation::UnknownParent => {
+                let parent = ev.parent_event_id.as_deref().unwrap_or_default();
+                let why = if parent == ev.event_id {
+                    "names the event itself"
+                } else {
+                    "names no earlier event"
+                };
+                format!("parent_event_id {parent:?} {why}")
+            }
+        };
+        Error::new(self.code(), message)
+            .with_sequence(ev.sequence_i64())
+            .with_event_id(Some(&ev.event_id))
+    }
+}
+
+/// `J-EMPTY-1`: the journal holds no event.
+pub fn empty_journal() -> Error {
+    Error::new(ErrorCode::EmptyJournal, "the journal holds no event")
+}
+
 /// Parse and check one line as the next event of `checker`'s journal.
 pub fn next_event(
     checker: &mut Checker,
-    profile: Profile,
+    profile: JournalProfile,
     number: u64,
     bytes: &[u8],
 ) -> Result<Event, Error> {
@@ -215,7 +263,7 @@ pub fn next_event(
 
 /// One line read as an event, before the journal checks: the wire and JSON rules and
 /// the envelope, with errors located at the line (the fast path's oracle too).
-pub fn parse_event(profile: Profile, number: u64, bytes: &[u8]) -> Result<Event, Error> {
+pub fn parse_event(profile: JournalProfile, number: u64, bytes: &[u8]) -> Result<Event, Error> {
     let located = |e: Error| e.at_line(number).with_excerpt(bytes);
     let value = wire::parse_line(number, bytes)?;
     // Where the envelope is broken, still name the event by whatever id it has.
@@ -233,7 +281,7 @@ pub fn parse_event(profile: Profile, number: u64, bytes: &[u8]) -> Result<Event,
 /// violation ends the read. Memory: one line plus the id set.
 pub fn read<R: BufRead>(
     source: R,
-    profile: Profile,
+    profile: JournalProfile,
     visit: impl FnMut(&Event),
 ) -> Result<u64, ReadError> {
     read_bounded(source, profile, wire::DEFAULT_MAX_LINE_BYTES, visit)
@@ -243,7 +291,7 @@ pub fn read<R: BufRead>(
 /// is an I/O error, [`wire::line_too_long`]).
 pub fn read_bounded<R: BufRead>(
     source: R,
-    profile: Profile,
+    profile: JournalProfile,
     max_line_bytes: usize,
     mut visit: impl FnMut(&Event),
 ) -> Result<u64, ReadError> {
@@ -257,14 +305,14 @@ pub fn read_bounded<R: BufRead>(
 }
 
 /// Validate a whole journal; `Ok(n)` with its event count.
-pub fn validate<R: BufRead>(source: R, profile: Profile) -> Result<u64, ReadError> {
+pub fn validate<R: BufRead>(source: R, profile: JournalProfile) -> Result<u64, ReadError> {
     read(source, profile, |_| {})
 }
 
 /// [`validate`] with lines of at most `max_line_bytes`.
 pub fn validate_bounded<R: BufRead>(
     source: R,
-    profile: Profile,
+    profile: JournalProfile,
     max_line_bytes: usize,
 ) -> Result<u64, ReadError> {
     read_bounded(source, profile, max_line_bytes, |_| {})

@@ -5,6 +5,7 @@
 //! integers exact at any admitted size, reads floats as the correctly rounded IEEE-754
 //! double, rejects duplicate keys, lone surrogates, NaN/Infinity and nesting beyond
 //! [`MAX_DEPTH`], and reports every error with a stable code and a 1-based byte column.
+//! It also owns the JSON spelling of an error (`Error::to_json`, `O-ERR-1`).
 //! It deliberately does not use serde_json's `Value`, whose number and key handling
 //! changes with crate versions and features (see SPEC.md `C-IMPL-1`).
 
@@ -182,6 +183,35 @@ impl Value {
 impl PartialEq for Value {
     fn eq(&self, other: &Value) -> bool {
         self.same(other)
+    }
+}
+
+/// The JSON spelling of an error lives here, with the value model, so that `error`
+/// needs nothing above it.
+impl Error {
+    /// The error as the JSON object of SPEC.md `O-ERR-1` (`code`, `message`, `line`,
+    /// `column`, `sequence`, `event_id`; absent locations are `null`; `index` only for
+    /// `history_diverged`, `T-ERR-1`).
+    pub fn to_json(&self) -> Value {
+        let opt_u = |v: Option<u64>| v.map_or(Value::Null, Value::from_u64);
+        let mut v = Value::object([
+            ("code", Value::from(self.code.as_str())),
+            ("message", Value::from(self.message.as_str())),
+            ("line", opt_u(self.line)),
+            ("column", opt_u(self.column)),
+            (
+                "sequence",
+                self.sequence.map_or(Value::Null, Value::from_i64),
+            ),
+            (
+                "event_id",
+                self.event_id.as_deref().map_or(Value::Null, Value::from),
+            ),
+        ]);
+        if let (Some(i), Value::Object(m)) = (self.index, &mut v) {
+            m.push(("index".into(), Value::from_u64(i)));
+        }
+        v
     }
 }
 

@@ -37,10 +37,10 @@
 //! | [`commands`] | one module per subcommand (`validate`, `replay`, ..., `test`, `show`) |
 //!
 //! ```
-//! use journal_conformance::{event::Profile, replay};
+//! use journal_conformance::{event::JournalProfile, replay};
 //! let journal = br#"{"event_id":"e0","session_id":"s","sequence":0,"type":"user.message","payload":{"content":"hi"},"provenance":{"run_id":"r"}}
 //! "#;
-//! let state = replay::replay(&journal[..], Profile::Core, None).unwrap();
+//! let state = replay::replay(&journal[..], JournalProfile::Core, None).unwrap();
 //! assert_eq!(state.user_messages, ["hi"]);
 //! ```
 

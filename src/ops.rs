@@ -3,17 +3,82 @@
 //! This module owns the kit's vocabulary of operations on a journal (`validate`,
 //! `replay`, `fingerprint`, `branch`, `canonical`), their JSON spelling, and their
 //! reference execution on exact input bytes. The golden traces, the conformance
-//! vectors, the adapter protocol and the CLI all go through [`execute`], so every
-//! surface of the kit agrees on what an operation returns.
+//! vectors, the adapter protocol and the CLI all go through [`execute`] (or
+//! [`execute_fast`], the same with the journal operations on the checked fast path), so
+//! every surface of the kit agrees on what an operation returns.
+//!
+//! It also owns the `profile` a vector or a request names ([`Profile`]), which is a
+//! journal profile for the journal operations and a tree dialect for the tree ones:
+//! [`Profile::journal`] and [`Profile::dialect`] are where that is decided, once.
 
 use crate::branch;
-use crate::error::{Error, ErrorCode};
-use crate::event::Profile;
-use crate::journal::{self, ReadError};
+use crate::error::{Error, ErrorCode, ReadError};
+use crate::event::JournalProfile;
+use crate::journal;
 use crate::json::{self, Value};
 use crate::replay;
-use crate::{canonical, wire};
+use crate::tree::Dialect;
+use crate::{canonical, fast, wire};
 use std::io::BufRead;
+
+/// The `profile` a conformance case or an adapter request names (SPEC.md 12, 13): a
+/// journal profile for the journal operations, a tree dialect for the tree operations.
+/// [`Profile::journal`] and [`Profile::dialect`] say what each operation reads it as.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Profile {
+    #[default]
+    Core,
+    Trace01,
+    Yoagent026,
+}
+
+impl Profile {
+    /// Every profile a vector or a request may name, in the order of the handshake's
+    /// `profiles` (A-START-1).
+    pub const ALL: [Profile; 3] = [Profile::Core, Profile::Trace01, Profile::Yoagent026];
+
+    /// The profile's name (`core`, `trace-0.1`, `yoagent-0.26`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Profile::Core => JournalProfile::Core.as_str(),
+            Profile::Trace01 => JournalProfile::Trace01.as_str(),
+            Profile::Yoagent026 => Dialect::Yoagent026.as_str(),
+        }
+    }
+
+    /// The profile named `s`, if any.
+    pub fn parse(s: &str) -> Option<Profile> {
+        Profile::ALL.into_iter().find(|p| p.as_str() == s)
+    }
+
+    /// The journal profile the journal operations (and `store_apply`) read under: `core`
+    /// for `yoagent-0.26`, which names no journal profile (SPEC.md 9: `core` unless
+    /// stated).
+    pub fn journal(self) -> JournalProfile {
+        match self {
+            Profile::Core | Profile::Yoagent026 => JournalProfile::Core,
+            Profile::Trace01 => JournalProfile::Trace01,
+        }
+    }
+
+    /// The tree dialect the tree operations read (`T-OPS-1`): `yoagent-0.26` is
+    /// section 15.4, any other profile the generic format.
+    pub fn dialect(self) -> Dialect {
+        match self {
+            Profile::Yoagent026 => Dialect::Yoagent026,
+            Profile::Core | Profile::Trace01 => Dialect::Generic,
+        }
+    }
+}
+
+impl From<JournalProfile> for Profile {
+    fn from(p: JournalProfile) -> Profile {
+        match p {
+            JournalProfile::Core => Profile::Core,
+            JournalProfile::Trace01 => Profile::Trace01,
+        }
+    }
+}
 
 /// One operation with its arguments.
 #[derive(Clone, Debug, PartialEq)]
@@ -323,28 +388,53 @@ fn locate_in_document(mut e: Error, bytes: &[u8]) -> Error {
 /// Run `op` on `input` with the reference implementation; the result is the JSON
 /// value of SPEC.md `O-RESULT-1`, or the located error.
 pub fn execute(op: &Operation, input: &[u8], profile: Profile) -> Result<Value, ReadError> {
+    let journal_profile = profile.journal();
     Ok(match op {
         Operation::Validate => {
-            let n = journal::validate(input, profile)?;
+            let n = journal::validate(input, journal_profile)?;
             Value::object([("event_count", Value::from_u64(n))])
         }
-        Operation::Replay { until } => replay::replay(input, profile, *until)?.to_json(),
+        Operation::Replay { until } => replay::replay(input, journal_profile, *until)?.to_json(),
         Operation::Fingerprint { until } => {
-            Value::from(replay::replay(input, profile, *until)?.fingerprint)
+            Value::from(replay::replay(input, journal_profile, *until)?.fingerprint)
         }
         Operation::Branch { at, branch_id } => {
-            branch::branch(input, profile, *at, branch_id)?.to_json()
+            branch::branch(input, journal_profile, *at, branch_id)?.to_json()
         }
         Operation::Canonical => Value::from(canonical::to_string(&parse_document(input)?)),
-        Operation::TreeInspect if profile == Profile::Yoagent026 => {
+        Operation::TreeInspect if profile.dialect() == Dialect::Yoagent026 => {
             crate::tree::yoagent::Session::load(input)?.inspect()
         }
-        Operation::TreeApply { steps } if profile == Profile::Yoagent026 => {
+        Operation::TreeApply { steps } if profile.dialect() == Dialect::Yoagent026 => {
             crate::tree::yoagent::apply_all(input, steps)?
         }
         Operation::TreeInspect => crate::tree::Tree::load_shape(input)?.inspect(),
         Operation::TreeApply { steps } => crate::tree::apply_all(input, steps)?,
-        Operation::StoreApply { steps } => crate::store::apply_steps(input, steps, profile)?,
+        Operation::StoreApply { steps } => {
+            crate::store::apply_steps(input, steps, journal_profile)?
+        }
+    })
+}
+
+/// [`execute`] with the journal operations on the checked fast path ([`fast`], on the
+/// calling thread): what `serve` answers, so a run against `serve` exercises it. The
+/// other operations are [`execute`]'s.
+pub fn execute_fast(op: &Operation, input: &[u8], profile: Profile) -> Result<Value, ReadError> {
+    let opts = fast::Options {
+        threads: 0,
+        ..fast::Options::new(profile.journal())
+    };
+    Ok(match op {
+        Operation::Validate => Value::object([(
+            "event_count",
+            Value::from_u64(fast::validate(input, &opts)?),
+        )]),
+        Operation::Replay { until } => fast::replay(input, &opts, *until)?.to_value(),
+        Operation::Fingerprint { until } => Value::from(fast::fingerprint(input, &opts, *until)?),
+        Operation::Branch { at, branch_id } => {
+            fast::branch(input, &opts, *at, branch_id)?.to_json()
+        }
+        other => return execute(other, input, profile),
     })
 }
 

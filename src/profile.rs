@@ -226,6 +226,17 @@ pub fn check_trace01(ev: &Value) -> Result<(), Error> {
     // P-TRACE-5: type enum.
     one_of(ev.get("type").unwrap(), "/type", TRACE_TYPES)?;
     // P-TRACE-6: actor.
+    check_actor(ev)?;
+    // P-TRACE-7: provenance.
+    check_provenance(ev.get("provenance").unwrap())?;
+    // P-TRACE-8: redaction.
+    check_redaction(ev)?;
+    // P-TRACE-9: duration_ms is a number >= 0.
+    check_duration(ev)
+}
+
+/// `P-TRACE-6`: `actor`, a closed object with a `kind` of the enum and a non-empty `id`.
+fn check_actor(ev: &Value) -> Result<(), Error> {
     let actor = object(ev.get("actor").unwrap(), "/actor")?;
     closed(actor, "/actor", &["kind", "id", "parent_id"], 2)?;
     one_of(actor.get("kind").unwrap(), "/actor/kind", ACTOR_KINDS)?;
@@ -233,8 +244,12 @@ pub fn check_trace01(ev: &Value) -> Result<(), Error> {
     if let Some(p) = actor.get("parent_id") {
         string(p, "/actor/parent_id", true)?;
     }
-    // P-TRACE-7: provenance.
-    let prov = ev.get("provenance").unwrap();
+    Ok(())
+}
+
+/// `P-TRACE-7`: `provenance`, a closed object: stable agent and experiment ids, a
+/// snapshot, a surface, a harness mode of the enum, optional model and provider.
+fn check_provenance(prov: &Value) -> Result<(), Error> {
     closed(
         prov,
         "/provenance",
@@ -278,7 +293,12 @@ pub fn check_trace01(ev: &Value) -> Result<(), Error> {
             string(v, &format!("/provenance/{field}"), false)?;
         }
     }
-    // P-TRACE-8: redaction.
+    Ok(())
+}
+
+/// `P-TRACE-8`: `redaction`, a closed object: a status of the enum, unique non-empty
+/// field names, optional notes.
+fn check_redaction(ev: &Value) -> Result<(), Error> {
     let red = object(ev.get("redaction").unwrap(), "/redaction")?;
     closed(red, "/redaction", &["status", "fields", "notes"], 2)?;
     one_of(
@@ -305,7 +325,11 @@ pub fn check_trace01(ev: &Value) -> Result<(), Error> {
     if let Some(n) = red.get("notes") {
         string(n, "/redaction/notes", false)?;
     }
-    // P-TRACE-9: duration_ms is a number >= 0.
+    Ok(())
+}
+
+/// `P-TRACE-9`: `duration_ms`, when present, is a number >= 0.
+fn check_duration(ev: &Value) -> Result<(), Error> {
     if let Some(d) = ev.get("duration_ms") {
         let negative = match d {
             Value::Number(Number::Int(s)) => s.starts_with('-'),

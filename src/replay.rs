@@ -4,14 +4,21 @@
 //! `ReplayState`: user messages, assistant messages under the streaming final-event
 //! rule, tool results, the stop reason, the applied sequences and the fingerprint of
 //! the selected prefix. [`Reducer`] is incremental (one event at a time); [`replay`]
-//! streams a whole journal, validating every event, and projects events `0..=until`.
+//! streams a whole journal, validating every event, and projects events `0..=until`
+//! (`R-SEL-1`, `O-RANGE-1` by [`check_range`]).
+//!
+//! What one event contributes (`R-USER-1`, `R-STREAM-1`, `R-TOOL-1`, `R-STOP-1`,
+//! `R-OTHER-1`) is [`contribution`], written once over `event::PayloadView`: the
+//! reducer applies it to parsed events, the fast path to its token tape. `R-TYPE-1`,
+//! which makes the texts it reads strings, is the envelope layer's
+//! (`event::check_payload`), checked while the journal is read.
 
 use std::io::BufRead;
 
-use crate::error::{Error, ErrorCode};
-use crate::event::{Event, Profile};
+use crate::error::{Error, ErrorCode, ReadError};
+use crate::event::{Event, JournalProfile, PayloadView, ReducedType};
 use crate::fingerprint::Fingerprinter;
-use crate::journal::{self, ReadError};
+use crate::journal;
 use crate::json::Value;
 
 /// The projection, field for field the seed's `ReplayState`.
@@ -57,35 +64,71 @@ impl ReplayState {
     }
 }
 
-fn payload_field<'a>(ev: &'a Event, key: &str) -> Option<&'a Value> {
-    ev.payload().iter().find(|(k, _)| k == key).map(|(_, v)| v)
+/// A text the projection takes from a payload member: the member's string, or
+/// `absent` when the payload has no such member (R-TYPE-1 makes a present one a
+/// string).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Text<M> {
+    pub member: Option<M>,
+    pub absent: &'static str,
 }
 
-/// `R-TYPE-1`: the payload fields the reducer reads, when present, must be strings:
-/// `content` of `user.message` and `model.response`, `accumulated` of
-/// `model.response`, `reason` of `session.stop`. Otherwise `invalid_payload`.
-pub fn check_payload(ev: &Event) -> Result<(), Error> {
-    let fields: &[&str] = match ev.event_type.as_str() {
-        "user.message" => &["content"],
-        "model.response" => &["content", "accumulated"],
-        "session.stop" => &["reason"],
-        _ => return Ok(()),
+impl<'a> Text<&'a Value> {
+    /// The text, for the oracle's view of a payload.
+    pub fn as_str(&self) -> &'a str {
+        self.member.and_then(Value::as_str).unwrap_or(self.absent)
+    }
+}
+
+/// What one event contributes to the projection, in terms of its payload view's
+/// members (SPEC.md 6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Contribution<M> {
+    /// Nothing but its sequence and fingerprint: another type (`R-OTHER-1`), or a
+    /// streaming delta (`R-STREAM-1`).
+    Nothing,
+    /// `R-USER-1`: a user message.
+    User(Text<M>),
+    /// `R-STREAM-1`: an assistant message.
+    Assistant(Text<M>),
+    /// `R-TOOL-1`: the whole payload object.
+    ToolResult,
+    /// `R-STOP-1`: the stop reason.
+    Stop(Text<M>),
+}
+
+/// The projection's rules for one event (`R-USER-1`, `R-STREAM-1`, `R-TOOL-1`,
+/// `R-STOP-1`, `R-OTHER-1`), written once over a [`PayloadView`]: the reducer applies
+/// it to the oracle's events, the fast path to its token tape.
+#[inline]
+pub fn contribution<P: PayloadView>(
+    ty: Option<ReducedType>,
+    payload: &P,
+) -> Contribution<P::Member> {
+    let text = |key: &str, absent: &'static str| Text {
+        member: payload.member(key),
+        absent,
     };
-    for &f in fields {
-        if let Some(v) = payload_field(ev, f) {
-            if v.as_str().is_none() {
-                return Err(Error::new(
-                    ErrorCode::InvalidPayload,
-                    format!(
-                        "payload.{f} of a {} event must be a string, found {}",
-                        ev.event_type,
-                        v.kind()
-                    ),
-                ));
+    match ty {
+        Some(ReducedType::UserMessage) => Contribution::User(text("content", "")),
+        Some(ReducedType::ModelResponse) => {
+            // R-STREAM-1: a response with `content` is complete; otherwise only the
+            // one marked `final: true` contributes its `accumulated` text.
+            if let Some(content) = payload.member("content") {
+                Contribution::Assistant(Text {
+                    member: Some(content),
+                    absent: "",
+                })
+            } else if payload.member("final").is_some_and(|f| payload.is_true(f)) {
+                Contribution::Assistant(text("accumulated", ""))
+            } else {
+                Contribution::Nothing
             }
         }
+        Some(ReducedType::ToolResult) => Contribution::ToolResult,
+        Some(ReducedType::SessionStop) => Contribution::Stop(text("reason", "unknown")),
+        None => Contribution::Nothing,
     }
-    Ok(())
 }
 
 /// The incremental reducer. Feed events `0, 1, 2, ...` of an already checked journal.
@@ -125,26 +168,12 @@ impl Reducer {
             self.session_id = ev.session_id.clone();
             self.run_id = ev.run_id.clone();
         }
-        let text = |key: &str, default: &str| -> String {
-            payload_field(ev, key)
-                .and_then(Value::as_str)
-                .unwrap_or(default)
-                .to_owned()
-        };
-        match ev.event_type.as_str() {
-            "user.message" => self.users.push(text("content", "")),
-            "model.response" => {
-                // R-STREAM-1: a response with `content` is complete; otherwise only the
-                // one marked `final: true` contributes its `accumulated` text.
-                if payload_field(ev, "content").is_some() {
-                    self.assistants.push(text("content", ""));
-                } else if payload_field(ev, "final") == Some(&Value::Bool(true)) {
-                    self.assistants.push(text("accumulated", ""));
-                }
-            }
-            "tool.result" => self.tools.push(Value::Object(ev.payload().to_vec())),
-            "session.stop" => self.stop_reason = Some(text("reason", "unknown")),
-            _ => {}
+        match contribution(ReducedType::of(ev.event_type.as_bytes()), &ev) {
+            Contribution::User(text) => self.users.push(text.as_str().to_owned()),
+            Contribution::Assistant(text) => self.assistants.push(text.as_str().to_owned()),
+            Contribution::ToolResult => self.tools.push(Value::Object(ev.payload().to_vec())),
+            Contribution::Stop(text) => self.stop_reason = Some(text.as_str().to_owned()),
+            Contribution::Nothing => {}
         }
         self.applied += 1;
     }
@@ -272,7 +301,7 @@ pub fn check_range(until: i64, count: u64, what: &str) -> Result<u64, Error> {
 /// range error (`O-ORDER-1`).
 pub fn replay<R: BufRead>(
     source: R,
-    profile: Profile,
+    profile: JournalProfile,
     until: Option<i64>,
 ) -> Result<ReplayState, ReadError> {
     replay_bounded(source, profile, until, crate::wire::DEFAULT_MAX_LINE_BYTES)
@@ -281,7 +310,7 @@ pub fn replay<R: BufRead>(
 /// [`replay`] with lines of at most `max_line_bytes`.
 pub fn replay_bounded<R: BufRead>(
     source: R,
-    profile: Profile,
+    profile: JournalProfile,
     until: Option<i64>,
     max_line_bytes: usize,
 ) -> Result<ReplayState, ReadError> {
@@ -302,7 +331,7 @@ pub fn replay_bounded<R: BufRead>(
 /// without building the projection.
 pub fn fingerprint<R: BufRead>(
     source: R,
-    profile: Profile,
+    profile: JournalProfile,
     until: Option<i64>,
 ) -> Result<String, ReadError> {
     fingerprint_bounded(source, profile, until, crate::wire::DEFAULT_MAX_LINE_BYTES)
@@ -311,7 +340,7 @@ pub fn fingerprint<R: BufRead>(
 /// [`fingerprint`] with lines of at most `max_line_bytes`.
 pub fn fingerprint_bounded<R: BufRead>(
     source: R,
-    profile: Profile,
+    profile: JournalProfile,
     until: Option<i64>,
     max_line_bytes: usize,
 ) -> Result<String, ReadError> {

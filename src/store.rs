@@ -4,9 +4,10 @@
 //! This module owns appending with durable acknowledgements (write, then `fdatasync`,
 //! then acknowledge), idempotent retries by event id (the exercise E table), group
 //! commit, the single-writer lock, recovery of a torn tail (moved aside, never deleted),
-//! and checkpoints that let replay read only the tail (exercise F). Every event is
-//! validated incrementally in O(1) expected time; memory is the id index plus one
-//! 32-byte digest per event.
+//! and checkpoints that let replay read only the tail (exercise F), with the reasons a
+//! checkpoint is ignored ([`IgnoreReason`], `K-IGNORE-1`). Every event is validated
+//! incrementally in O(1) expected time; memory is the id index plus one 32-byte digest
+//! per event. `store_apply`'s steps (`S-OPS-1`) are [`StoreStep`].
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
@@ -14,10 +15,10 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::error::{Error, ErrorCode};
-use crate::event::{self, Event, Profile};
+use crate::error::{Error, ErrorCode, ReadError};
+use crate::event::{self, Event, JournalProfile};
 use crate::fingerprint::Sha256State;
-use crate::journal::{self, Checker, PrefixIds, ReadError};
+use crate::journal::{self, Checker, PrefixIds};
 use crate::json::{self, Value};
 use crate::replay::{Reducer, ReplayState};
 use crate::{canonical, fsutil, wire};
@@ -171,7 +172,7 @@ fn unparsable(code: ErrorCode) -> bool {
 /// Read a journal, rebuilding the state and finding a torn tail (nothing is changed).
 fn scan(
     source: impl BufRead,
-    profile: Profile,
+    profile: JournalProfile,
     max_line_bytes: usize,
 ) -> Result<(State, Option<Torn>), StoreError> {
     let mut lines = wire::LineReader::with_max_line_bytes(source, max_line_bytes);
@@ -292,14 +293,14 @@ pub fn journal_dir(path: &Path) -> io::Result<PathBuf> {
 }
 
 /// `recover` without `--apply`: what opening would do (`S-RECOVER-2`).
-pub fn inspect_recovery(path: &Path, profile: Profile) -> Result<Recovery, StoreError> {
+pub fn inspect_recovery(path: &Path, profile: JournalProfile) -> Result<Recovery, StoreError> {
     inspect_recovery_bounded(path, profile, wire::DEFAULT_MAX_LINE_BYTES)
 }
 
 /// [`inspect_recovery`] with lines of at most `max_line_bytes`.
 pub fn inspect_recovery_bounded(
     path: &Path,
-    profile: Profile,
+    profile: JournalProfile,
     max_line_bytes: usize,
 ) -> Result<Recovery, StoreError> {
     let f = match open_regular(path) {
@@ -321,7 +322,7 @@ pub fn inspect_recovery_bounded(
 /// A journal store open for appending.
 pub struct Store {
     path: PathBuf,
-    profile: Profile,
+    profile: JournalProfile,
     file: Box<dyn StoreFile>,
     /// The handle that holds the exclusive lock (`S-WRITER-1`).
     _lock: File,
@@ -345,7 +346,7 @@ fn first_free_torn_path(path: &Path, dir: &Path) -> PathBuf {
 
 impl Store {
     /// Open (creating if needed) with the real file system.
-    pub fn open(path: &Path, profile: Profile) -> Result<(Store, Recovery), StoreError> {
+    pub fn open(path: &Path, profile: JournalProfile) -> Result<(Store, Recovery), StoreError> {
         Store::open_with(path, profile, |f| Box::new(f))
     }
 
@@ -353,7 +354,7 @@ impl Store {
     /// in every later re-read).
     pub fn open_bounded(
         path: &Path,
-        profile: Profile,
+        profile: JournalProfile,
         max_line_bytes: usize,
     ) -> Result<(Store, Recovery), StoreError> {
         Store::open_impl(path, profile, max_line_bytes, |f| Box::new(f))
@@ -362,7 +363,7 @@ impl Store {
     /// Open, wrapping the write handle (fault injection in tests).
     pub fn open_with(
         path: &Path,
-        profile: Profile,
+        profile: JournalProfile,
         wrap: impl FnOnce(File) -> Box<dyn StoreFile>,
     ) -> Result<(Store, Recovery), StoreError> {
         Store::open_impl(path, profile, wire::DEFAULT_MAX_LINE_BYTES, wrap)
@@ -370,7 +371,7 @@ impl Store {
 
     fn open_impl(
         path: &Path,
-        profile: Profile,
+        profile: JournalProfile,
         max_line_bytes: usize,
         wrap: impl FnOnce(File) -> Box<dyn StoreFile>,
     ) -> Result<(Store, Recovery), StoreError> {
@@ -488,7 +489,7 @@ impl Store {
         let ev = event::from_value(value, self.profile)
             .map_err(|e| e.at_line(number).with_excerpt(line))?;
         // S-DUP-1: after J-ORDER-1 steps 1-4 (R-TYPE-1 included), before J-SEQ-1.
-        crate::replay::check_payload(&ev).map_err(|e| {
+        event::check_payload(&ev).map_err(|e| {
             e.at_line(number)
                 .with_sequence(ev.sequence_i64())
                 .with_event_id(Some(&ev.event_id))
@@ -681,7 +682,7 @@ impl Checkpoint {
     }
 
     /// Read a checkpoint; `Err(reason)` when it must be ignored (`K-IGNORE-1`).
-    pub fn from_json(mut v: Value) -> Result<Checkpoint, String> {
+    pub fn from_json(mut v: Value) -> Result<Checkpoint, IgnoreReason> {
         const MEMBERS: &[&str] = &[
             "checkpoint_version",
             "reducer_version",
@@ -694,46 +695,45 @@ impl Checkpoint {
             "hash_state",
             "id_index",
         ];
-        let m = v.as_object().ok_or("not a JSON object")?;
+        let m = v.as_object().ok_or(IgnoreReason::NotAnObject)?;
         if m.len() != MEMBERS.len() || !MEMBERS.iter().all(|k| v.get(k).is_some()) {
-            return Err("wrong members".into());
+            return Err(IgnoreReason::WrongMembers);
         }
         if v.get("checkpoint_version").and_then(Value::as_i64) != Some(CHECKPOINT_VERSION) {
-            return Err("unknown checkpoint_version".into());
+            return Err(IgnoreReason::UnknownVersion);
         }
         if v.get("reducer_version").and_then(Value::as_str) != Some(REDUCER_VERSION) {
-            return Err(format!(
-                "reducer_version {} is not {REDUCER_VERSION:?}",
-                canonical::to_string(v.get("reducer_version").unwrap())
-            ));
+            return Err(IgnoreReason::OtherReducer(canonical::to_string(
+                v.get("reducer_version").unwrap(),
+            )));
         }
-        let u = |k: &str| -> Result<u64, String> {
+        let u = |k: &'static str| -> Result<u64, IgnoreReason> {
             v.get(k)
                 .and_then(Value::as_i64)
                 .filter(|n| *n >= 0)
                 .map(|n| n as u64)
-                .ok_or(format!("bad `{k}`"))
+                .ok_or(IgnoreReason::BadMember(k))
         };
-        let s = |x: Option<&Value>, k: &str| -> Result<String, String> {
+        let s = |x: Option<&Value>, k: &'static str| -> Result<String, IgnoreReason> {
             x.and_then(Value::as_str)
                 .map(str::to_owned)
-                .ok_or(format!("bad `{k}`"))
+                .ok_or(IgnoreReason::BadMember(k))
         };
         let event_count = u("event_count")?;
         if event_count == 0
             || v.get("source_sequence").and_then(Value::as_i64) != Some(event_count as i64 - 1)
         {
-            return Err("bad `source_sequence`".into());
+            return Err(IgnoreReason::BadMember("source_sequence"));
         }
         let index = v.get("id_index").unwrap();
         if index.get("count").and_then(Value::as_i64) != Some(event_count as i64) {
-            return Err("id_index count differs from event_count".into());
+            return Err(IgnoreReason::IndexCountDiffers);
         }
         let source_event_id = s(v.get("source_event_id"), "source_event_id")?;
         let source_offset = u("source_offset")?;
         let source_fingerprint = s(v.get("source_fingerprint"), "source_fingerprint")?;
-        let hash_state =
-            Sha256State::from_json(v.get("hash_state").unwrap()).ok_or("bad `hash_state`")?;
+        let hash_state = Sha256State::from_json(v.get("hash_state").unwrap())
+            .ok_or(IgnoreReason::BadMember("hash_state"))?;
         let index_file = s(index.get("file"), "id_index.file")?;
         let index_sha256 = s(index.get("sha256"), "id_index.sha256")?;
         // Move the projection out rather than copy it: it holds every message.
@@ -748,7 +748,7 @@ impl Checkpoint {
             _ => unreachable!("checked above"),
         };
         if projection.get("applied_sequences").is_some() {
-            return Err("projection must not carry applied_sequences".into());
+            return Err(IgnoreReason::ProjectionHasSequences);
         }
         Ok(Checkpoint {
             event_count,
@@ -812,7 +812,11 @@ fn write_checkpoint(ck: &Path, st: &State) -> io::Result<Checkpoint> {
 
 /// Write a checkpoint of the journal at `path` without holding it open for appends
 /// (`journal-conformance checkpoint`). The journal must be valid and have no torn tail.
-pub fn checkpoint_file(path: &Path, ck: &Path, profile: Profile) -> Result<Checkpoint, StoreError> {
+pub fn checkpoint_file(
+    path: &Path,
+    ck: &Path,
+    profile: JournalProfile,
+) -> Result<Checkpoint, StoreError> {
     checkpoint_file_bounded(path, ck, profile, wire::DEFAULT_MAX_LINE_BYTES)
 }
 
@@ -820,7 +824,7 @@ pub fn checkpoint_file(path: &Path, ck: &Path, profile: Profile) -> Result<Check
 pub fn checkpoint_file_bounded(
     path: &Path,
     ck: &Path,
-    profile: Profile,
+    profile: JournalProfile,
     max_line_bytes: usize,
 ) -> Result<Checkpoint, StoreError> {
     let (st, torn) = scan(
@@ -879,7 +883,59 @@ pub enum CheckpointUse {
     Used { tail_events: u64 },
     /// The checkpoint was ignored for this reason (`K-IGNORE-1`); the replay read
     /// the whole journal.
-    Ignored(String),
+    Ignored(IgnoreReason),
+}
+
+/// Why a checkpoint is ignored (`K-IGNORE-1`): the replay then reads the whole journal
+/// from event zero, and `replay --from-checkpoint` prints the reason.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum IgnoreReason {
+    /// The checkpoint file could not be read (the I/O error's text).
+    #[error("checkpoint: {0}")]
+    Unreadable(String),
+    #[error("checkpoint is not UTF-8")]
+    NotUtf8,
+    #[error("checkpoint does not parse: {0}")]
+    NotJson(Error),
+    #[error("not a JSON object")]
+    NotAnObject,
+    #[error("wrong members")]
+    WrongMembers,
+    #[error("unknown checkpoint_version")]
+    UnknownVersion,
+    /// Another reducer wrote it (its `reducer_version`, as canonical JSON).
+    #[error("reducer_version {0} is not {REDUCER_VERSION:?}")]
+    OtherReducer(String),
+    #[error("bad `{0}`")]
+    BadMember(&'static str),
+    #[error("id_index count differs from event_count")]
+    IndexCountDiffers,
+    #[error("projection must not carry applied_sequences")]
+    ProjectionHasSequences,
+    #[error("the checkpoint contradicts itself (fingerprints differ)")]
+    Contradicts,
+    #[error("bad projection")]
+    BadProjection,
+    /// The journal could not be opened (the I/O error's text).
+    #[error("journal: {0}")]
+    JournalUnreadable(String),
+    /// Reading the journal or the id index failed (the I/O error's text).
+    #[error("{0}")]
+    Io(String),
+    #[error("the journal is shorter than source_offset")]
+    JournalTooShort,
+    #[error("the byte before source_offset is not a newline")]
+    NoNewlineBeforeOffset,
+    #[error("the line before source_offset is not an event: {0}")]
+    SourceNotAnEvent(Error),
+    #[error("the line before source_offset is not the checkpoint's source event")]
+    OtherSourceEvent,
+    #[error("id index {path}: {error}")]
+    IndexUnreadable { path: String, error: String },
+    #[error("the id index has the wrong length")]
+    IndexLength,
+    #[error("the id index does not match its digest")]
+    IndexDigest,
 }
 
 /// Check that a checkpoint fits the journal; returns the index on success.
@@ -887,12 +943,13 @@ fn validate_checkpoint(
     path: &Path,
     c: &Checkpoint,
     ck: &Path,
-    profile: Profile,
-) -> Result<IdIndex, String> {
-    let mut f = File::open(path).map_err(|e| format!("journal: {e}"))?;
-    let len = f.metadata().map_err(|e| e.to_string())?.len();
+    profile: JournalProfile,
+) -> Result<IdIndex, IgnoreReason> {
+    let io = |e: io::Error| IgnoreReason::Io(e.to_string());
+    let mut f = File::open(path).map_err(|e| IgnoreReason::JournalUnreadable(e.to_string()))?;
+    let len = f.metadata().map_err(io)?.len();
     if len < c.source_offset || c.source_offset == 0 {
-        return Err("the journal is shorter than source_offset".into());
+        return Err(IgnoreReason::JournalTooShort);
     }
     // Find the start of the line that ends at source_offset.
     let end = c.source_offset;
@@ -900,9 +957,9 @@ fn validate_checkpoint(
     let mut last = [0u8; 1];
     f.seek(SeekFrom::Start(end - 1))
         .and_then(|_| f.read_exact(&mut last))
-        .map_err(|e| e.to_string())?;
+        .map_err(io)?;
     if last[0] != b'\n' {
-        return Err("the byte before source_offset is not a newline".into());
+        return Err(IgnoreReason::NoNewlineBeforeOffset);
     }
     let mut chunk = vec![0u8; 4096];
     'outer: while start > 0 {
@@ -910,7 +967,7 @@ fn validate_checkpoint(
         let n = (start - from) as usize;
         f.seek(SeekFrom::Start(from))
             .and_then(|_| f.read_exact(&mut chunk[..n]))
-            .map_err(|e| e.to_string())?;
+            .map_err(io)?;
         for i in (0..n).rev() {
             if chunk[i] == b'\n' {
                 start = from + i as u64 + 1;
@@ -922,17 +979,20 @@ fn validate_checkpoint(
     let mut line = vec![0u8; (end - 1 - start) as usize];
     f.seek(SeekFrom::Start(start))
         .and_then(|_| f.read_exact(&mut line))
-        .map_err(|e| e.to_string())?;
+        .map_err(io)?;
     let ev = wire::parse_line(c.event_count, &line)
         .and_then(|v| event::from_value(v, profile))
-        .map_err(|e| format!("the line before source_offset is not an event: {e}"))?;
+        .map_err(IgnoreReason::SourceNotAnEvent)?;
     if ev.sequence != (c.event_count - 1).to_string() || ev.event_id != c.source_event_id {
-        return Err("the line before source_offset is not the checkpoint's source event".into());
+        return Err(IgnoreReason::OtherSourceEvent);
     }
     let ipath = index_path(ck, &c.index_file);
-    let file = File::open(&ipath).map_err(|e| format!("id index {}: {e}", ipath.display()))?;
-    if file.metadata().map_err(|e| e.to_string())?.len() != c.event_count * 32 {
-        return Err("the id index has the wrong length".into());
+    let file = File::open(&ipath).map_err(|e| IgnoreReason::IndexUnreadable {
+        path: ipath.display().to_string(),
+        error: e.to_string(),
+    })?;
+    if file.metadata().map_err(io)?.len() != c.event_count * 32 {
+        return Err(IgnoreReason::IndexLength);
     }
     Ok(IdIndex {
         file: std::cell::RefCell::new(file),
@@ -945,7 +1005,7 @@ fn validate_checkpoint(
 pub fn replay_from_checkpoint(
     path: &Path,
     ck: &Path,
-    profile: Profile,
+    profile: JournalProfile,
 ) -> Result<(ReplayState, CheckpointUse), StoreError> {
     replay_from_checkpoint_bounded(path, ck, profile, wire::DEFAULT_MAX_LINE_BYTES)
 }
@@ -954,15 +1014,15 @@ pub fn replay_from_checkpoint(
 pub fn replay_from_checkpoint_bounded(
     path: &Path,
     ck: &Path,
-    profile: Profile,
+    profile: JournalProfile,
     max_line_bytes: usize,
 ) -> Result<(ReplayState, CheckpointUse), StoreError> {
     refuse_special(path)?;
-    let attempt = (|| -> Result<(Checkpoint, IdIndex, Reducer), String> {
-        let text = std::fs::read(ck).map_err(|e| format!("checkpoint: {e}"))?;
-        let text = std::str::from_utf8(&text).map_err(|_| "checkpoint is not UTF-8".to_owned())?;
-        let v = json::parse_with_max_depth(text, json::MAX_DEPTH + 2)
-            .map_err(|e| format!("checkpoint does not parse: {e}"))?;
+    let attempt = (|| -> Result<(Checkpoint, IdIndex, Reducer), IgnoreReason> {
+        let text = std::fs::read(ck).map_err(|e| IgnoreReason::Unreadable(e.to_string()))?;
+        let text = std::str::from_utf8(&text).map_err(|_| IgnoreReason::NotUtf8)?;
+        let v =
+            json::parse_with_max_depth(text, json::MAX_DEPTH + 2).map_err(IgnoreReason::NotJson)?;
         let mut c = Checkpoint::from_json(v)?;
         // K-IGNORE-1: a checkpoint must agree with itself.
         let mut finished = c.hash_state.clone();
@@ -971,12 +1031,12 @@ pub fn replay_from_checkpoint_bounded(
             || c.projection.get("fingerprint").and_then(Value::as_str)
                 != Some(c.source_fingerprint.as_str())
         {
-            return Err("the checkpoint contradicts itself (fingerprints differ)".into());
+            return Err(IgnoreReason::Contradicts);
         }
         let index = validate_checkpoint(path, &c, ck, profile)?;
         let projection = std::mem::replace(&mut c.projection, Value::Null);
         let reducer = Reducer::restore(projection, c.event_count, c.hash_state.clone())
-            .ok_or("bad projection")?;
+            .ok_or(IgnoreReason::BadProjection)?;
         Ok((c, index, reducer))
     })();
     let (c, index, mut reducer) = match attempt {
@@ -1020,7 +1080,7 @@ pub fn replay_from_checkpoint_bounded(
                     let f = BufReader::with_capacity(1 << 16, File::open(path)?);
                     return Ok((
                         crate::replay::replay_bounded(f, profile, None, max_line_bytes)?,
-                        CheckpointUse::Ignored("the id index does not match its digest".into()),
+                        CheckpointUse::Ignored(IgnoreReason::IndexDigest),
                     ));
                 }
                 return Err(e.into());
@@ -1036,6 +1096,32 @@ pub fn replay_from_checkpoint_bounded(
     ))
 }
 
+/// A `store_apply` step that is not well formed (a malformed request, `A-REQ-1`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StoreStepError {
+    #[error("a step must be an object")]
+    NotAnObject,
+    #[error("a step needs a string `step`")]
+    NoName,
+    #[error("unknown step {0:?}")]
+    Unknown(String),
+    #[error("step {step:?} has no field {field:?}")]
+    UnknownField { step: String, field: String },
+    #[error("append needs a string `line`")]
+    NeedsLine,
+    #[error("append_batch needs an array `lines`")]
+    NeedsLines,
+    #[error("`lines` must hold strings")]
+    LinesNotStrings,
+}
+
+/// The operations' request reader (`ops::Operation::from_json`) still speaks `String`.
+impl From<StoreStepError> for String {
+    fn from(e: StoreStepError) -> String {
+        e.to_string()
+    }
+}
+
 /// One step of `store_apply` (`S-OPS-1`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum StoreStep {
@@ -1048,39 +1134,43 @@ pub enum StoreStep {
 }
 
 impl StoreStep {
-    pub fn from_json(v: &Value) -> Result<StoreStep, String> {
-        let members = v.as_object().ok_or("a step must be an object")?;
+    /// Read a step's JSON spelling (`S-OPS-1`); unknown members are an error.
+    pub fn from_json(v: &Value) -> Result<StoreStep, StoreStepError> {
+        let members = v.as_object().ok_or(StoreStepError::NotAnObject)?;
         let step = v
             .get("step")
             .and_then(Value::as_str)
-            .ok_or("a step needs a string `step`")?;
+            .ok_or(StoreStepError::NoName)?;
         let allowed: &[&str] = match step {
             "append" => &["step", "line"],
             "append_batch" => &["step", "lines"],
             "restart" | "checkpoint" | "replay" | "replay_from_checkpoint" => &["step"],
-            other => return Err(format!("unknown step {other:?}")),
+            other => return Err(StoreStepError::Unknown(other.to_owned())),
         };
         if let Some((k, _)) = members.iter().find(|(k, _)| !allowed.contains(&k.as_str())) {
-            return Err(format!("step {step:?} has no field {k:?}"));
+            return Err(StoreStepError::UnknownField {
+                step: step.to_owned(),
+                field: k.clone(),
+            });
         }
         Ok(match step {
             "append" => StoreStep::Append {
                 line: v
                     .get("line")
                     .and_then(Value::as_str)
-                    .ok_or("append needs a string `line`")?
+                    .ok_or(StoreStepError::NeedsLine)?
                     .to_owned(),
             },
             "append_batch" => StoreStep::AppendBatch {
                 lines: v
                     .get("lines")
                     .and_then(Value::as_array)
-                    .ok_or("append_batch needs an array `lines`")?
+                    .ok_or(StoreStepError::NeedsLines)?
                     .iter()
                     .map(|l| {
                         l.as_str()
                             .map(str::to_owned)
-                            .ok_or("`lines` must hold strings")
+                            .ok_or(StoreStepError::LinesNotStrings)
                     })
                     .collect::<Result<_, _>>()?,
             },
@@ -1163,7 +1253,7 @@ impl Drop for ScratchDir {
 pub fn apply_steps(
     input: &[u8],
     steps: &[StoreStep],
-    profile: Profile,
+    profile: JournalProfile,
 ) -> Result<Value, StoreError> {
     let dir = ScratchDir::new()?;
     let path = dir.0.join("journal.jsonl");

@@ -4,7 +4,8 @@
 //! entries in JSONL, modelled on yoagent's `Session` (seed 004): loading with its
 //! checks, the head, the next-id counter, the operations (append, seek, checkpoint,
 //! seek_checkpoint, append_new), saving, and the inspect view. yoagent 0.26's own
-//! format is the `yoagent-0.26` dialect, in [`yoagent`].
+//! format is the `yoagent-0.26` dialect, in [`yoagent`]; [`Dialect`] names the two,
+//! and [`Loaded`] is a tree in either. Malformed steps are [`StepError`]s (`A-REQ-1`).
 //!
 //! Loading streams line by line (one line in memory at a time; the first error stops
 //! reading). An id index keeps lookups O(1), `path_ids` O(depth) and loading O(n).
@@ -19,9 +20,50 @@ use std::collections::{HashMap, HashSet};
 use std::io::BufRead;
 
 use crate::canonical;
-use crate::error::{Error, ErrorCode};
-use crate::journal::ReadError;
+use crate::error::{Error, ErrorCode, ReadError};
 use crate::json::{self, Number, Value};
+
+/// A tree dialect: the format a tree file is read and written in (SPEC.md 15, the
+/// `profile` of a tree operation). The tree commands take only these; a journal
+/// profile is `event::JournalProfile`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    /// The generic format (15.1 to 15.3), named `core`.
+    #[default]
+    Generic,
+    /// yoagent 0.26's own session files (15.4), named `yoagent-0.26`.
+    Yoagent026,
+}
+
+impl Dialect {
+    /// Every dialect.
+    pub const ALL: [Dialect; 2] = [Dialect::Generic, Dialect::Yoagent026];
+
+    /// The dialect's name (`core`, `yoagent-0.26`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dialect::Generic => "core",
+            Dialect::Yoagent026 => yoagent::PROFILE,
+        }
+    }
+
+    /// The dialect named `s`; `None` for any other name (`trace-0.1` included).
+    pub fn parse(s: &str) -> Option<Dialect> {
+        Dialect::ALL.into_iter().find(|d| d.as_str() == s)
+    }
+}
+
+/// A `--profile` of a tree command that names no tree dialect (a usage error).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown tree dialect {0:?} (the tree dialects: core, yoagent-0.26)")]
+pub struct UnknownDialect(pub String);
+
+impl std::str::FromStr for Dialect {
+    type Err = UnknownDialect;
+    fn from_str(s: &str) -> Result<Self, UnknownDialect> {
+        Dialect::parse(s).ok_or_else(|| UnknownDialect(s.to_owned()))
+    }
+}
 
 /// One entry of a tree.
 #[derive(Clone, Debug, PartialEq)]
@@ -511,6 +553,37 @@ impl Tree {
     }
 }
 
+/// A `tree_apply` step that is not well formed (a malformed request, `A-REQ-1`, never
+/// a conformance case).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StepError {
+    #[error("a step must be an object")]
+    NotAnObject,
+    #[error("a step needs a string `step`")]
+    NoName,
+    #[error("unknown step {0:?}")]
+    Unknown(String),
+    #[error("step {step:?} has no field {field:?}")]
+    UnknownField { step: String, field: String },
+    #[error("step {step:?} needs a string `{field}`")]
+    NeedsString { step: String, field: &'static str },
+    #[error("`timestamp` must be in 0..=2^64-1")]
+    TimestampOutOfRange,
+    #[error("step {0:?} needs an integer `timestamp`")]
+    NeedsTimestamp(String),
+    #[error("append needs a `message`")]
+    NeedsMessage,
+    #[error("append_new needs an array `history`")]
+    NeedsHistory,
+}
+
+/// The operations' request reader (`ops::Operation::from_json`) still speaks `String`.
+impl From<StepError> for String {
+    fn from(e: StepError) -> String {
+        e.to_string()
+    }
+}
+
 /// One step of `tree_apply` (`T-OPS-1`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Step {
@@ -535,41 +608,45 @@ impl Step {
         }
     }
 
-    pub fn from_json(v: &Value) -> Result<Step, String> {
-        let members = v.as_object().ok_or("a step must be an object")?;
+    /// Read a step's JSON spelling (`T-OPS-1`); unknown members are an error.
+    pub fn from_json(v: &Value) -> Result<Step, StepError> {
+        let members = v.as_object().ok_or(StepError::NotAnObject)?;
         let step = v
             .get("step")
             .and_then(Value::as_str)
-            .ok_or("a step needs a string `step`")?;
+            .ok_or(StepError::NoName)?;
         let allowed: &[&str] = match step {
             "append" => &["step", "message", "timestamp"],
             "seek" => &["step", "id"],
             "checkpoint" | "seek_checkpoint" => &["step", "label"],
             "append_new" => &["step", "history", "timestamp"],
             "save_load" => &["step"],
-            other => return Err(format!("unknown step {other:?}")),
+            other => return Err(StepError::Unknown(other.to_owned())),
         };
         if let Some((k, _)) = members.iter().find(|(k, _)| !allowed.contains(&k.as_str())) {
-            return Err(format!("step {step:?} has no field {k:?}"));
+            return Err(StepError::UnknownField {
+                step: step.to_owned(),
+                field: k.clone(),
+            });
         }
-        let s = |k: &str| {
-            v.get(k)
+        let s = |field: &'static str| {
+            v.get(field)
                 .and_then(Value::as_str)
                 .map(str::to_owned)
-                .ok_or(format!("step {step:?} needs a string `{k}`"))
+                .ok_or_else(|| StepError::NeedsString {
+                    step: step.to_owned(),
+                    field,
+                })
         };
         let ts = || match v.get("timestamp") {
-            Some(Value::Number(Number::Int(t))) => t
-                .parse::<u64>()
-                .map_err(|_| "`timestamp` must be in 0..=2^64-1".to_owned()),
-            _ => Err(format!("step {step:?} needs an integer `timestamp`")),
+            Some(Value::Number(Number::Int(t))) => {
+                t.parse::<u64>().map_err(|_| StepError::TimestampOutOfRange)
+            }
+            _ => Err(StepError::NeedsTimestamp(step.to_owned())),
         };
         Ok(match step {
             "append" => Step::Append {
-                message: v
-                    .get("message")
-                    .cloned()
-                    .ok_or("append needs a `message`")?,
+                message: v.get("message").cloned().ok_or(StepError::NeedsMessage)?,
                 timestamp: ts()?,
             },
             "seek" => Step::Seek { id: s("id")? },
@@ -579,7 +656,7 @@ impl Step {
                 history: v
                     .get("history")
                     .and_then(Value::as_array)
-                    .ok_or("append_new needs an array `history`")?
+                    .ok_or(StepError::NeedsHistory)?
                     .to_vec(),
                 timestamp: ts()?,
             },
@@ -746,34 +823,34 @@ pub fn render(tree: &Tree) -> String {
     out
 }
 
-/// A tree loaded in one of the dialects (the generic format, or `yoagent-0.26` for
-/// that profile): what the `tree` subcommands work on.
+/// A tree loaded in one of the dialects (the generic format, or `yoagent-0.26`): what
+/// the `tree` subcommands work on.
 pub enum Loaded {
     Generic(Tree),
     Yoagent(yoagent::Session),
 }
 
 impl Loaded {
-    /// Load `bytes` in the dialect of `profile` (`yoagent-0.26`, else the generic format).
-    pub fn load(bytes: &[u8], profile: crate::event::Profile) -> Result<Loaded, Error> {
-        if profile == crate::event::Profile::Yoagent026 {
+    /// Load `bytes` in `dialect`.
+    pub fn load(bytes: &[u8], dialect: Dialect) -> Result<Loaded, Error> {
+        if dialect == Dialect::Yoagent026 {
             yoagent::Session::load(bytes).map(Loaded::Yoagent)
         } else {
             Tree::load(bytes).map(Loaded::Generic)
         }
     }
 
-    /// Load from a reader in the dialect of `profile`. The generic format streams (with
+    /// Load from a reader in `dialect`. The generic format streams (with
     /// `shape_only`, messages are checked and dropped: enough for inspect and validate);
     /// the `yoagent-0.26` dialect reads the whole input, as yoagent's `from_jsonl` does.
     /// Either way no line longer than `max_line_bytes` is read (SPEC.md 16.5).
     pub fn read(
         r: impl BufRead,
-        profile: crate::event::Profile,
+        dialect: Dialect,
         shape_only: bool,
         max_line_bytes: usize,
     ) -> Result<Loaded, ReadError> {
-        if profile == crate::event::Profile::Yoagent026 {
+        if dialect == Dialect::Yoagent026 {
             let bytes = crate::wire::read_bounded(r, max_line_bytes)?;
             Ok(Loaded::Yoagent(yoagent::Session::load(&bytes)?))
         } else if shape_only {
@@ -805,13 +882,9 @@ impl Loaded {
     }
 }
 
-/// `tree_apply` in the dialect of `profile`.
-pub fn apply_in(
-    bytes: &[u8],
-    steps: &[Step],
-    profile: crate::event::Profile,
-) -> Result<Value, Error> {
-    apply_in_reporting(bytes, steps, profile).map(|(v, _)| v)
+/// `tree_apply` in `dialect`.
+pub fn apply_in(bytes: &[u8], steps: &[Step], dialect: Dialect) -> Result<Value, Error> {
+    apply_in_reporting(bytes, steps, dialect).map(|(v, _)| v)
 }
 
 /// [`apply_in`], also returning each failed step's index and error (the generic
@@ -819,9 +892,9 @@ pub fn apply_in(
 pub fn apply_in_reporting(
     bytes: &[u8],
     steps: &[Step],
-    profile: crate::event::Profile,
+    dialect: Dialect,
 ) -> Result<(Value, Vec<(usize, Error)>), Error> {
-    if profile != crate::event::Profile::Yoagent026 {
+    if dialect != Dialect::Yoagent026 {
         return apply_all_reporting(bytes, steps);
     }
     let v = yoagent::apply_all(bytes, steps)?;
@@ -833,7 +906,7 @@ pub fn apply_in_reporting(
         .enumerate()
         .filter_map(|(i, r)| {
             let e = r.get("error")?;
-            let code = crate::ErrorCode::from_str_code(e.get("code")?.as_str()?)?;
+            let code = ErrorCode::from_str_code(e.get("code")?.as_str()?)?;
             let mut err = Error::new(code, "the step failed");
             err.index = e.get("index").and_then(Value::as_i64).map(|n| n as u64);
             Some((i, err))

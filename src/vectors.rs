@@ -11,9 +11,8 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine;
 
-use crate::event::Profile;
 use crate::json::{self, Value};
-use crate::ops::Operation;
+use crate::ops::{Operation, Profile};
 use crate::verdict::Expect;
 
 /// A case's requirement level (`V-LEVEL-1`).

@@ -20,9 +20,9 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use journal_conformance::canonical;
-use journal_conformance::event::Profile;
-use journal_conformance::journal::ReadError;
+use journal_conformance::error::ReadError;
 use journal_conformance::json::Value;
+use journal_conformance::ops::Profile;
 use journal_conformance::ops::{self, Operation};
 use proptest::collection::vec;
 use proptest::prelude::*;

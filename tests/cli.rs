@@ -266,3 +266,68 @@ fn tree_apply_names_failed_steps_and_goes_on() {
     assert_eq!(o.status.code(), Some(0));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A journal command takes only the journal profiles (E-PROFILE-1): `yoagent-0.26` is a
+/// tree dialect, so it is a usage error (exit 2) naming the journal profiles, and the
+/// command writes nothing. A tree command takes only the dialects (`core` for the generic
+/// format, `yoagent-0.26`), so `trace-0.1` is a usage error there.
+#[test]
+fn journal_commands_take_journal_profiles_and_tree_commands_dialects() {
+    let dir = std::env::temp_dir().join(format!("jc-cli-profiles-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let store = dir.join("store.jsonl");
+    let out = dir.join("generated");
+    let (store, out) = (store.to_str().unwrap(), out.to_str().unwrap());
+    let journal_commands: &[&[&str]] = &[
+        &["validate", S07],
+        &["replay", S07],
+        &["fingerprint", S07],
+        &["branch", S07, "--at", "0", "--id", "b"],
+        &["append", store, "-"],
+        &["recover", store],
+        &["checkpoint", store],
+        &["generate", "--count", "1", "--out", out],
+    ];
+    for args in journal_commands {
+        let o = run(
+            &[args, &["--profile", "yoagent-0.26"][..]].concat(),
+            Some(b""),
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("unknown journal profile \"yoagent-0.26\"")
+                && err.contains("core, trace-0.1"),
+            "{args:?}: {err}"
+        );
+        assert!(o.stdout.is_empty(), "{args:?}");
+    }
+    assert!(
+        std::fs::read_dir(&dir).unwrap().next().is_none(),
+        "a rejected command wrote nothing"
+    );
+    // The journal profiles themselves are taken.
+    for profile in ["core", "trace-0.1"] {
+        let o = run(&["validate", S07, "--profile", profile], None);
+        assert_eq!(o.status.code(), Some(0), "{profile}");
+    }
+    let tree = br#"{"id":"e1","parent_id":null,"message":"a","timestamp":1}"#;
+    for action in ["inspect", "validate", "show"] {
+        let o = run(&["tree", action, "-", "--profile", "trace-0.1"], Some(tree));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "tree {action}: {err}");
+        assert!(
+            err.contains("unknown tree dialect \"trace-0.1\"")
+                && err.contains("core, yoagent-0.26"),
+            "tree {action}: {err}"
+        );
+        let o = run(&["tree", action, "-", "--profile", "core"], Some(tree));
+        assert_eq!(o.status.code(), Some(0), "tree {action} --profile core");
+        let o = run(
+            &["tree", action, "-", "--profile", "yoagent-0.26"],
+            Some(tree),
+        );
+        assert_ne!(o.status.code(), Some(2), "tree {action} takes yoagent-0.26");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -360,7 +360,7 @@ fn every_failing_tree_step_has_an_observing_vector() {
     let generic = load_corpus(None)
         .unwrap()
         .into_iter()
-        .filter(|c| c.profile != journal_conformance::event::Profile::Yoagent026);
+        .filter(|c| c.profile != journal_conformance::ops::Profile::Yoagent026);
     for c in generic {
         for ch in &c.checks {
             let (Operation::TreeApply { steps }, Expect::Result { value, .. }) =
@@ -561,7 +561,7 @@ fn every_departure_has_a_tagged_vector() {
 #[test]
 fn every_embedded_case_is_must() {
     for c in load_corpus(None).unwrap() {
-        if c.profile == journal_conformance::event::Profile::Yoagent026 {
+        if c.profile == journal_conformance::ops::Profile::Yoagent026 {
             assert!(
                 c.level == journal_conformance::vectors::Level::Must
                     || (c.level == journal_conformance::vectors::Level::ImplementationDefined

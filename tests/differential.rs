@@ -12,8 +12,7 @@ use journal_conformance::adapter::{
     ImplInfo, Implementation, Limits, Persistent, Reference, Reply,
 };
 use journal_conformance::differential::{self, DiffOptions, DiffReport, Kind, Trial};
-use journal_conformance::event::Profile;
-use journal_conformance::ops::Operation;
+use journal_conformance::ops::{Operation, Profile};
 use journal_conformance::record::Outcome;
 use journal_conformance::runner::run_case;
 use journal_conformance::vectors;

@@ -3,8 +3,9 @@
 //! added to `ErrorCode` without a test here.
 
 use journal_conformance::branch::branch;
-use journal_conformance::event::Profile;
-use journal_conformance::journal::{validate, ReadError};
+use journal_conformance::error::ReadError;
+use journal_conformance::event::JournalProfile;
+use journal_conformance::journal::validate;
 use journal_conformance::ops::{execute, Operation};
 use journal_conformance::replay::replay;
 use journal_conformance::{Error, ErrorCode};
@@ -23,7 +24,7 @@ fn err_of(r: Result<impl std::fmt::Debug, ReadError>) -> Error {
 }
 
 fn validate_err(input: &[u8]) -> Error {
-    err_of(validate(input, Profile::Core))
+    err_of(validate(input, JournalProfile::Core))
 }
 
 fn check(e: &Error, code: ErrorCode, line: Option<u64>, sequence: Option<i64>) {
@@ -183,9 +184,9 @@ fn malformed_event() {
 #[test]
 fn profile_violation() {
     // A core-valid event that lacks every Trace 0.1 field.
-    let e = err_of(validate(line(0, "").as_bytes(), Profile::Trace01));
+    let e = err_of(validate(line(0, "").as_bytes(), JournalProfile::Trace01));
     check(&e, ErrorCode::ProfileViolation, Some(1), Some(0));
-    assert!(validate(line(0, "").as_bytes(), Profile::Core).is_ok());
+    assert!(validate(line(0, "").as_bytes(), JournalProfile::Core).is_ok());
 }
 
 #[test]
@@ -270,28 +271,28 @@ fn unknown_parent() {
 fn sequence_out_of_range() {
     let input = format!("{}{}", line(0, ""), line(1, ""));
     for until in [-1, 2, i64::MAX] {
-        let e = err_of(replay(input.as_bytes(), Profile::Core, Some(until)));
+        let e = err_of(replay(input.as_bytes(), JournalProfile::Core, Some(until)));
         check(&e, ErrorCode::SequenceOutOfRange, None, Some(until));
         let e = err_of(execute(
             &Operation::Fingerprint { until: Some(until) },
             input.as_bytes(),
-            Profile::Core,
+            journal_conformance::ops::Profile::Core,
         ));
         check(&e, ErrorCode::SequenceOutOfRange, None, Some(until));
     }
-    assert!(replay(input.as_bytes(), Profile::Core, Some(1)).is_ok());
+    assert!(replay(input.as_bytes(), JournalProfile::Core, Some(1)).is_ok());
 }
 
 #[test]
 fn invalid_branch_id() {
     let input = line(0, "");
     for id in ["", " ", "\u{1c}", "\u{3000}\t"] {
-        let e = err_of(branch(input.as_bytes(), Profile::Core, 0, id));
+        let e = err_of(branch(input.as_bytes(), JournalProfile::Core, 0, id));
         check(&e, ErrorCode::InvalidBranchId, None, None);
     }
     for id in ["\u{200b}", "\u{feff}", " x "] {
         assert_eq!(
-            branch(input.as_bytes(), Profile::Core, 0, id)
+            branch(input.as_bytes(), JournalProfile::Core, 0, id)
                 .unwrap()
                 .branch_id,
             id
@@ -409,8 +410,8 @@ mod tree_codes {
 
 mod store_codes {
     use super::{check, line};
-    use journal_conformance::event::Profile;
-    use journal_conformance::journal::ReadError;
+    use journal_conformance::error::ReadError;
+    use journal_conformance::event::JournalProfile;
     use journal_conformance::store::Store;
     use journal_conformance::ErrorCode;
 
@@ -424,7 +425,7 @@ mod store_codes {
     #[test]
     fn conflicting_duplicate() {
         let d = dir("dup");
-        let (mut st, _) = Store::open(&d.join("j"), Profile::Core).unwrap();
+        let (mut st, _) = Store::open(&d.join("j"), JournalProfile::Core).unwrap();
         st.append(line(0, "").trim_end().as_bytes()).unwrap();
         let changed = line(0, ",\"x\":1");
         match st.append(changed.trim_end().as_bytes()) {
@@ -439,8 +440,8 @@ mod store_codes {
     #[test]
     fn locked() {
         let d = dir("lock");
-        let _first = Store::open(&d.join("j"), Profile::Core).unwrap();
-        match Store::open(&d.join("j"), Profile::Core) {
+        let _first = Store::open(&d.join("j"), JournalProfile::Core).unwrap();
+        match Store::open(&d.join("j"), JournalProfile::Core) {
             Err(ReadError::Invalid(e)) => check(&e, ErrorCode::Locked, None, None),
             Err(e) => panic!("{e}"),
             Ok(_) => panic!("second writer admitted"),

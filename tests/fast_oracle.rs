@@ -8,7 +8,7 @@
 //! vector's input, the golden traces, and those inputs mutated (bytes flipped,
 //! inserted, deleted, lines swapped or cut).
 
-use journal_conformance::event::Profile;
+use journal_conformance::event::JournalProfile;
 use journal_conformance::fast;
 use journal_conformance::generate::{any_malformed_journal, valid_journal, GenConfig};
 use journal_conformance::golden::GOLDEN;
@@ -16,7 +16,7 @@ use journal_conformance::vectors;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
-fn agree(input: &[u8], profile: Profile) -> Result<(), String> {
+fn agree(input: &[u8], profile: JournalProfile) -> Result<(), String> {
     let d = fast::differences(input, profile);
     if d.is_empty() {
         Ok(())
@@ -31,8 +31,8 @@ fn agree(input: &[u8], profile: Profile) -> Result<(), String> {
 }
 
 fn both_profiles(input: &[u8]) -> Result<(), String> {
-    agree(input, Profile::Core)?;
-    agree(input, Profile::Trace01)
+    agree(input, JournalProfile::Core)?;
+    agree(input, JournalProfile::Trace01)
 }
 
 /// Deterministic mutations of `input`: each a small, typical corruption.
@@ -82,11 +82,11 @@ fn corpus_inputs_and_their_mutations() {
     assert!(cases.len() > 100, "the corpus is embedded");
     let mut failures = Vec::new();
     for (n, case) in cases.iter().enumerate() {
-        if let Err(e) = agree(&case.input, case.profile) {
+        if let Err(e) = agree(&case.input, case.profile.journal()) {
             failures.push(format!("{}: {e}", case.id));
         }
         for m in mutations(&case.input, n as u64 + 1) {
-            if let Err(e) = agree(&m, case.profile) {
+            if let Err(e) = agree(&m, case.profile.journal()) {
                 failures.push(format!("{} (mutated): {e}", case.id));
             }
         }
@@ -158,7 +158,7 @@ fn generated_journals() {
         },
         TestRng::deterministic_rng(RngAlgorithm::XorShift),
     );
-    for profile in [Profile::Core, Profile::Trace01] {
+    for profile in [JournalProfile::Core, JournalProfile::Trace01] {
         let cfg = GenConfig::with_profile(profile);
         runner
             .run(&valid_journal(&cfg), |j| {
@@ -194,13 +194,13 @@ fn line_bound() {
             max_line_bytes: limit,
             threads,
             block_bytes: 7,
-            ..fast::Options::new(Profile::Core)
+            ..fast::Options::new(JournalProfile::Core)
         };
         let ok = format!("{a}\n{b}\n");
         assert_eq!(fast::validate(ok.as_bytes(), &opts).unwrap(), 2);
         let long = format!("{a}\n{b}\n{} \n", ev(2));
         match fast::validate(long.as_bytes(), &opts) {
-            Err(journal_conformance::journal::ReadError::Io(e)) => assert_eq!(
+            Err(journal_conformance::error::ReadError::Io(e)) => assert_eq!(
                 e.to_string(),
                 format!("line 3 is longer than {limit} bytes; --max-line-bytes raises the limit")
             ),
@@ -210,12 +210,12 @@ fn line_bound() {
         let tail = format!("{a}\n{}", "x".repeat(limit + 1));
         assert!(matches!(
             fast::validate(tail.as_bytes(), &opts),
-            Err(journal_conformance::journal::ReadError::Io(_))
+            Err(journal_conformance::error::ReadError::Io(_))
         ));
         // An invalid earlier line wins over a later long line.
         let earlier = format!("{a}\n{a}\n{}\n", "x".repeat(limit * 3));
         match fast::validate(earlier.as_bytes(), &opts) {
-            Err(journal_conformance::journal::ReadError::Invalid(e)) => {
+            Err(journal_conformance::error::ReadError::Invalid(e)) => {
                 assert_eq!(e.line, Some(2), "{e:?}")
             }
             other => panic!("{other:?}"),

@@ -6,7 +6,7 @@
 //! `replay::fingerprint` gives the same digest for every spelling.
 
 use journal_conformance::canonical;
-use journal_conformance::event::Profile;
+use journal_conformance::event::JournalProfile;
 use journal_conformance::fingerprint;
 use journal_conformance::json::{Number, Value};
 use journal_conformance::replay;
@@ -207,7 +207,7 @@ fn journal(events: &[Value], seed: u64) -> Vec<u8> {
 }
 
 fn fingerprint_of(bytes: &[u8]) -> String {
-    replay::fingerprint(bytes, Profile::Core, None)
+    replay::fingerprint(bytes, JournalProfile::Core, None)
         .unwrap_or_else(|e| panic!("journal rejected: {e}\n{}", String::from_utf8_lossy(bytes)))
 }
 

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use journal_conformance::adapter::Reference;
-use journal_conformance::event::Profile;
+use journal_conformance::event::JournalProfile;
 use journal_conformance::generate::cli::{self, EventRange, GenerateArgs};
 use journal_conformance::record::Outcome;
 use journal_conformance::runner::run_case;
@@ -32,7 +32,7 @@ impl Drop for TempDir {
     }
 }
 
-fn args(kind: &str, seed: u64, profile: Profile, out: &Path) -> GenerateArgs {
+fn args(kind: &str, seed: u64, profile: JournalProfile, out: &Path) -> GenerateArgs {
     GenerateArgs {
         kind: kind.to_owned(),
         count: 3,
@@ -73,7 +73,7 @@ fn every_kind_writes_journals_that_behave_as_their_sidecars_say() {
     let mut sidecars = 0;
     let mut checks = 0;
     for kind in cli::kinds() {
-        for profile in [Profile::Core, Profile::Trace01] {
+        for profile in [JournalProfile::Core, JournalProfile::Trace01] {
             let out = dir.0.join(format!("{kind}-{}", profile.as_str()));
             let summary = cli::run(&args(kind, 11, profile, &out)).unwrap();
             assert_eq!(summary.files.len(), 3);
@@ -114,9 +114,9 @@ fn same_seed_same_bytes() {
         let a = dir.0.join(format!("{kind}-a"));
         let b = dir.0.join(format!("{kind}-b"));
         let c = dir.0.join(format!("{kind}-c"));
-        cli::run(&args(kind, 42, Profile::Core, &a)).unwrap();
-        cli::run(&args(kind, 42, Profile::Core, &b)).unwrap();
-        cli::run(&args(kind, 43, Profile::Core, &c)).unwrap();
+        cli::run(&args(kind, 42, JournalProfile::Core, &a)).unwrap();
+        cli::run(&args(kind, 42, JournalProfile::Core, &b)).unwrap();
+        cli::run(&args(kind, 43, JournalProfile::Core, &c)).unwrap();
         assert_eq!(tree(&a), tree(&b), "{kind}: same seed, different bytes");
         assert_ne!(tree(&a), tree(&c), "{kind}: seed ignored");
     }
@@ -125,7 +125,7 @@ fn same_seed_same_bytes() {
 #[test]
 fn bad_arguments_are_usage_errors() {
     let dir = TempDir::new("bad");
-    assert!(cli::run(&args("no-such-kind", 0, Profile::Core, &dir.0)).is_err());
+    assert!(cli::run(&args("no-such-kind", 0, JournalProfile::Core, &dir.0)).is_err());
     assert!(cli::parse_events("5..2").is_err());
     assert!(cli::parse_events("0..3").is_err());
     assert_eq!(

@@ -2,10 +2,10 @@
 //! fault is caught and named, through the public API only.
 
 use journal_conformance::adapter::{ImplInfo, Implementation, Reference, Reply};
-use journal_conformance::event::Profile;
 use journal_conformance::inprocess::run_corpus;
 use journal_conformance::json::Value;
 use journal_conformance::ops::Operation;
+use journal_conformance::ops::Profile;
 use journal_conformance::verdict::Answer;
 
 #[test]

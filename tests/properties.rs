@@ -4,13 +4,14 @@
 //! reference (`replay`, `journal::validate`, `branch`, `ops::execute`) against the
 //! generator's expectation, which the generator computes from what it put in.
 
-use journal_conformance::event::Profile;
+use journal_conformance::error::ReadError;
+use journal_conformance::event::JournalProfile;
 use journal_conformance::generate::{
     self, any_malformed_journal, combined_malformed_journal, malformed_journal, valid_journal,
     Defect, GenConfig, GeneratedJournal, MalformedJournal, ParentShape, Richness, TypeWeights,
     WriteStyle,
 };
-use journal_conformance::journal::{self, ReadError};
+use journal_conformance::journal;
 use journal_conformance::json::Value;
 use journal_conformance::replay::{self, ReplayState};
 use journal_conformance::{branch, canonical, ops, ErrorCode};
@@ -46,7 +47,7 @@ fn core() -> GenConfig {
 }
 
 fn trace() -> GenConfig {
-    GenConfig::with_profile(Profile::Trace01)
+    GenConfig::with_profile(JournalProfile::Trace01)
 }
 
 /// Core or trace-0.1, every parent shape, hard payloads, varied styles.
@@ -64,7 +65,7 @@ fn lines_prefix(bytes: &[u8], k: usize) -> Vec<u8> {
 }
 
 fn check_malformed(m: &MalformedJournal) -> Result<(), TestCaseError> {
-    match ops::execute(&m.op, &m.bytes, m.profile) {
+    match ops::execute(&m.op, &m.bytes, m.profile.into()) {
         Err(ReadError::Invalid(e)) => {
             prop_assert!(
                 m.expected.matches(&e),
@@ -386,7 +387,7 @@ enum Bug {
 }
 
 /// The reference rules with one bug.
-fn broken_replay(bytes: &[u8], profile: Profile, bug: Bug) -> ReplayState {
+fn broken_replay(bytes: &[u8], profile: JournalProfile, bug: Bug) -> ReplayState {
     let mut users = Vec::new();
     let mut assistants = Vec::new();
     let mut tools = Vec::new();

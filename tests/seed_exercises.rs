@@ -2,8 +2,8 @@
 //! seed's own Python implementation, quoted in golden/README.md and SPEC.md G-1).
 
 use journal_conformance::branch::branch;
-use journal_conformance::event::Profile;
-use journal_conformance::journal::ReadError;
+use journal_conformance::error::ReadError;
+use journal_conformance::event::JournalProfile;
 use journal_conformance::replay::replay;
 use journal_conformance::ErrorCode;
 
@@ -23,7 +23,7 @@ fn exercise_a_gap_raises_before_any_view() {
     let three = String::from_utf8(first_lines(S07, 3)).unwrap();
     let gapped = three.replacen("\"sequence\":2", "\"sequence\":4", 1);
     assert_ne!(three, gapped, "the mutation must apply");
-    for profile in [Profile::Core, Profile::Trace01] {
+    for profile in [JournalProfile::Core, JournalProfile::Trace01] {
         match replay(gapped.as_bytes(), profile, None) {
             Err(ReadError::Invalid(e)) => {
                 assert_eq!(e.code, ErrorCode::SequenceGap);
@@ -35,12 +35,12 @@ fn exercise_a_gap_raises_before_any_view() {
         }
     }
     // The unmodified prefix is fine.
-    assert!(replay(three.as_bytes(), Profile::Trace01, None).is_ok());
+    assert!(replay(three.as_bytes(), JournalProfile::Trace01, None).is_ok());
 }
 
 #[test]
 fn exercise_b_partial_replay_through_2() {
-    let s = replay(S07, Profile::Trace01, Some(2)).unwrap();
+    let s = replay(S07, JournalProfile::Trace01, Some(2)).unwrap();
     assert_eq!(
         s.user_messages,
         ["Explain replay and branch lineage in one sentence."]
@@ -56,7 +56,7 @@ fn exercise_b_partial_replay_through_2() {
 
 #[test]
 fn s07_replay_through_4_matches_the_seed() {
-    let s = replay(S07, Profile::Trace01, Some(4)).unwrap();
+    let s = replay(S07, JournalProfile::Trace01, Some(4)).unwrap();
     assert_eq!(
         s.fingerprint,
         "1288ae16a0df9408d7a7394b16e7f29367b34832eeca1d9488ca8a410be3cb2e"
@@ -67,15 +67,21 @@ fn s07_replay_through_4_matches_the_seed() {
 
 #[test]
 fn exercise_c_streaming_gives_one_assistant_message() {
-    let s = replay(S02, Profile::Trace01, None).unwrap();
+    let s = replay(S02, JournalProfile::Trace01, None).unwrap();
     assert_eq!(s.assistant_messages, ["Observe events, not hidden state."]);
     assert_eq!(s.applied_sequences.len(), 7);
 }
 
 #[test]
 fn exercise_d_two_branches_share_lineage_and_differ_in_id() {
-    let a = branch(S07, Profile::Trace01, 2, "branch-alternative-response").unwrap();
-    let b = branch(S07, Profile::Trace01, 2, "branch-other").unwrap();
+    let a = branch(
+        S07,
+        JournalProfile::Trace01,
+        2,
+        "branch-alternative-response",
+    )
+    .unwrap();
+    let b = branch(S07, JournalProfile::Trace01, 2, "branch-other").unwrap();
     assert_eq!(a.parent_fingerprint, b.parent_fingerprint);
     assert_eq!(a.inherited_event_ids, b.inherited_event_ids);
     assert_ne!(a.branch_id, b.branch_id);

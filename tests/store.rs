@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use journal_conformance::event::Profile;
-use journal_conformance::journal::{self, ReadError};
+use journal_conformance::error::ReadError;
+use journal_conformance::event::JournalProfile;
+use journal_conformance::journal;
 use journal_conformance::replay;
 use journal_conformance::store::{self, CheckpointUse, Store, StoreFile};
 use journal_conformance::ErrorCode;
@@ -39,7 +40,7 @@ fn line(i: u64) -> String {
 fn full_replay(path: &Path) -> replay::ReplayState {
     replay::replay(
         io::BufReader::new(File::open(path).unwrap()),
-        Profile::Core,
+        JournalProfile::Core,
         None,
     )
     .unwrap()
@@ -82,7 +83,7 @@ fn failed_or_short_writes_and_syncs_are_never_acknowledged() {
     let budget = Arc::new(AtomicU64::new(u64::MAX));
     let sync = Arc::new(AtomicU64::new(0));
     let (b, s) = (budget.clone(), sync.clone());
-    let (mut st, _) = Store::open_with(&path, Profile::Core, move |f| {
+    let (mut st, _) = Store::open_with(&path, JournalProfile::Core, move |f| {
         Box::new(Faulty {
             inner: f,
             write_budget: b,
@@ -102,7 +103,7 @@ fn failed_or_short_writes_and_syncs_are_never_acknowledged() {
     assert_eq!(
         journal::validate(
             io::BufReader::new(File::open(&path).unwrap()),
-            Profile::Core
+            JournalProfile::Core
         )
         .unwrap(),
         1
@@ -136,15 +137,15 @@ fn failed_or_short_writes_and_syncs_are_never_acknowledged() {
 fn a_second_writer_is_locked_out() {
     let dir = scratch("lock");
     let path = dir.join("j.jsonl");
-    let (mut a, _) = Store::open(&path, Profile::Core).unwrap();
-    match Store::open(&path, Profile::Core) {
+    let (mut a, _) = Store::open(&path, JournalProfile::Core).unwrap();
+    match Store::open(&path, JournalProfile::Core) {
         Err(ReadError::Invalid(e)) => assert_eq!(e.code, ErrorCode::Locked),
         Err(e) => panic!("expected locked, got {e}"),
         Ok(_) => panic!("expected locked, got a second writer"),
     }
     a.append(line(0).as_bytes()).unwrap();
     drop(a);
-    let (b, _) = Store::open(&path, Profile::Core).unwrap();
+    let (b, _) = Store::open(&path, JournalProfile::Core).unwrap();
     assert_eq!(b.len(), 1);
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -156,7 +157,7 @@ fn recovery_reports_then_moves_a_torn_tail_aside() {
     let good = format!("{}\n{}\n", line(0), line(1));
     let torn = &line(2)[..30];
     std::fs::write(&path, format!("{good}{torn}")).unwrap();
-    let r = store::inspect_recovery(&path, Profile::Core).unwrap();
+    let r = store::inspect_recovery(&path, JournalProfile::Core).unwrap();
     let t = r.torn.unwrap();
     assert_eq!(
         (t.offset, t.bytes.as_slice(), t.line),
@@ -167,13 +168,13 @@ fn recovery_reports_then_moves_a_torn_tail_aside() {
         format!("{good}{torn}"),
         "a dry run changes nothing"
     );
-    let (_, r) = Store::open(&path, Profile::Core).unwrap();
+    let (_, r) = Store::open(&path, JournalProfile::Core).unwrap();
     let moved = r.torn.unwrap().moved_to.unwrap();
     assert_eq!(std::fs::read_to_string(&moved).unwrap(), torn);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), good);
     // A second torn tail goes to a new file, never over the first.
     std::fs::write(&path, format!("{good}xx")).unwrap();
-    let (_, r) = Store::open(&path, Profile::Core).unwrap();
+    let (_, r) = Store::open(&path, JournalProfile::Core).unwrap();
     assert_ne!(r.torn.unwrap().moved_to.unwrap(), moved);
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -183,7 +184,7 @@ fn checkpoints_that_do_not_fit_are_ignored() {
     let dir = scratch("ck");
     let path = dir.join("j.jsonl");
     let ck = dir.join("j.ck.json");
-    let (mut st, _) = Store::open(&path, Profile::Core).unwrap();
+    let (mut st, _) = Store::open(&path, JournalProfile::Core).unwrap();
     for i in 0..6 {
         st.append(line(i).as_bytes()).unwrap();
     }
@@ -193,7 +194,7 @@ fn checkpoints_that_do_not_fit_are_ignored() {
     }
     drop(st);
     let want = full_replay(&path);
-    let (got, used) = store::replay_from_checkpoint(&path, &ck, Profile::Core).unwrap();
+    let (got, used) = store::replay_from_checkpoint(&path, &ck, JournalProfile::Core).unwrap();
     assert_eq!(used, CheckpointUse::Used { tail_events: 3 });
     assert_eq!(got, want);
 
@@ -277,7 +278,7 @@ fn checkpoints_that_do_not_fit_are_ignored() {
     ];
     for (what, corrupt) in corruptions {
         corrupt();
-        let (got, used) = store::replay_from_checkpoint(&path, &ck, Profile::Core).unwrap();
+        let (got, used) = store::replay_from_checkpoint(&path, &ck, JournalProfile::Core).unwrap();
         assert!(
             matches!(used, CheckpointUse::Ignored(_)),
             "{what}: {used:?}"
@@ -292,7 +293,7 @@ fn the_tail_is_checked_against_the_prefix_ids() {
     let dir = scratch("cktail");
     let path = dir.join("j.jsonl");
     let ck = dir.join("ck.json");
-    let (mut st, _) = Store::open(&path, Profile::Core).unwrap();
+    let (mut st, _) = Store::open(&path, JournalProfile::Core).unwrap();
     for i in 0..4 {
         st.append(line(i).as_bytes()).unwrap();
     }
@@ -305,7 +306,7 @@ fn the_tail_is_checked_against_the_prefix_ids() {
         format!("{}{dup}\n", std::fs::read_to_string(&path).unwrap()),
     )
     .unwrap();
-    match store::replay_from_checkpoint(&path, &ck, Profile::Core) {
+    match store::replay_from_checkpoint(&path, &ck, JournalProfile::Core) {
         Err(ReadError::Invalid(e)) => {
             assert_eq!(e.code, ErrorCode::DuplicateEventId);
             assert_eq!(e.line, Some(5));
@@ -332,7 +333,7 @@ fn reopening_while_another_thread_spawns_processes_is_not_locked_out() {
         })
     };
     for i in 0..300 {
-        let (mut st, _) = Store::open(&path, Profile::Core).unwrap();
+        let (mut st, _) = Store::open(&path, JournalProfile::Core).unwrap();
         st.append(line(i).as_bytes()).unwrap();
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);

@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use journal_conformance::event::Profile;
+use journal_conformance::event::JournalProfile;
 use journal_conformance::journal;
 use journal_conformance::store::Store;
 
@@ -68,7 +68,7 @@ fn acknowledged_events_survive_sigkill() {
     let mut torn_seen = 0;
     for round in 0..rounds {
         // Where the journal stands now (recovering a torn tail, as any writer would).
-        let (st, rec) = Store::open(&path, Profile::Core).unwrap();
+        let (st, rec) = Store::open(&path, JournalProfile::Core).unwrap();
         if rec.torn.is_some() {
             torn_seen += 1;
         }
@@ -141,7 +141,7 @@ fn acknowledged_events_survive_sigkill() {
         }
         // Every acknowledged event is on disk, in order, and the journal validates once
         // any torn tail is moved aside.
-        let (st, rec) = Store::open(&path, Profile::Core).unwrap();
+        let (st, rec) = Store::open(&path, JournalProfile::Core).unwrap();
         let needed = acked_total.last().map_or(0, |n| n + 1);
         assert!(
             st.len() >= needed,
@@ -169,7 +169,7 @@ fn acknowledged_events_survive_sigkill() {
             );
         }
         if !text.is_empty() {
-            journal::validate(text.as_bytes(), Profile::Core).unwrap();
+            journal::validate(text.as_bytes(), JournalProfile::Core).unwrap();
         }
     }
     eprintln!(

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use journal_conformance::event::Profile;
+use journal_conformance::event::JournalProfile;
 use journal_conformance::store::{self, Store};
 
 const BIN: &str = env!("CARGO_BIN_EXE_journal-conformance");
@@ -145,7 +145,7 @@ fn a_symlinked_journal_uses_the_target_directory() {
     assert_eq!(store::journal_dir(&rel).unwrap(), data);
     assert_eq!(store::journal_dir(&chain).unwrap(), data);
     // Creating through the link, then a torn tail through the link.
-    let (mut st, _) = Store::open(&link, Profile::Core).unwrap();
+    let (mut st, _) = Store::open(&link, JournalProfile::Core).unwrap();
     st.append(event(0).as_bytes()).unwrap();
     drop(st);
     assert!(target.is_file(), "the target was created");
@@ -156,7 +156,7 @@ fn a_symlinked_journal_uses_the_target_directory() {
         .unwrap();
     f.write_all(b"{\"torn").unwrap();
     drop(f);
-    let (_, rec) = Store::open(&chain, Profile::Core).unwrap();
+    let (_, rec) = Store::open(&chain, JournalProfile::Core).unwrap();
     let moved = rec.torn.unwrap().moved_to.unwrap();
     assert_eq!(moved, data.join("real.jsonl.torn-1"), "next to the target");
     assert!(!links.join("chain.jsonl.torn-1").exists());

@@ -4,7 +4,6 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-use journal_conformance::event::Profile;
 use journal_conformance::tree::{Loaded, Tree};
 use journal_conformance::vectors;
 
@@ -99,7 +98,12 @@ fn dialect_inspect_and_save_are_yoagents() {
     let o = run(&["tree", "inspect", "-"], t.as_bytes());
     assert!(String::from_utf8_lossy(&o.stdout).contains(r#""next_id":null"#));
     // Saving keeps yoagent's member order (role first), not the canonical order.
-    let s = journal_conformance::tree::apply_in(t.as_bytes(), &[], Profile::Yoagent026).unwrap();
+    let s = journal_conformance::tree::apply_in(
+        t.as_bytes(),
+        &[],
+        journal_conformance::tree::Dialect::Yoagent026,
+    )
+    .unwrap();
     assert_eq!(s.get("tree").and_then(|v| v.as_str()), Some(t.as_str()));
 }
 
@@ -114,13 +118,14 @@ fn shape_only_loading_agrees_with_the_full_loader() {
         let shape = Tree::load_shape(&c.input[..]);
         match (full, shape) {
             (Ok(a), Ok(b)) => assert_eq!(a.inspect(), b.inspect(), "{}", c.id),
-            (Err(a), Err(journal_conformance::journal::ReadError::Invalid(b))) => {
+            (Err(a), Err(journal_conformance::error::ReadError::Invalid(b))) => {
                 assert_eq!((a.code, a.line), (b.code, b.line), "{}", c.id)
             }
             (a, b) => panic!("{}: {:?} against {:?}", c.id, a.is_ok(), b.is_ok()),
         }
-        let streamed = Loaded::read(&c.input[..], c.profile, true, usize::MAX).map(|l| l.inspect());
-        let whole = Loaded::load(&c.input, c.profile).map(|l| l.inspect());
+        let streamed =
+            Loaded::read(&c.input[..], c.profile.dialect(), true, usize::MAX).map(|l| l.inspect());
+        let whole = Loaded::load(&c.input, c.profile.dialect()).map(|l| l.inspect());
         assert_eq!(streamed.ok(), whole.ok(), "{}", c.id);
         n += 1;
     }

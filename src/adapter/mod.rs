@@ -25,9 +25,9 @@ pub use process::Limits;
 pub use reference::Reference;
 pub use serve::serve;
 
-use crate::event::Profile;
 use crate::json::Value;
 use crate::ops::Operation;
+use crate::ops::Profile;
 use crate::verdict::Answer;
 
 /// What the handshake said about the implementation.

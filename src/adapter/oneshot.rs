@@ -11,8 +11,8 @@ use super::process::{
 };
 use super::protocol::{judge_one_shot, oneshot_args};
 use super::{all_ops, ImplInfo, Implementation, Reply};
-use crate::event::Profile;
 use crate::ops::Operation;
+use crate::ops::Profile;
 
 /// A one-shot adapter (A-ONESHOT-1): one process (group) per check.
 pub struct OneShot {

@@ -11,8 +11,8 @@ use super::process::{
 };
 use super::protocol::{parse_handshake_line, parse_run_reply, Request};
 use super::{ImplInfo, Implementation, Reply};
-use crate::event::Profile;
 use crate::ops::Operation;
+use crate::ops::Profile;
 
 /// A persistent adapter's running process.
 struct Live {

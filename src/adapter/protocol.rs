@@ -6,9 +6,9 @@
 use base64::Engine;
 
 use super::{ImplInfo, Reply};
-use crate::event::Profile;
 use crate::json::{self, Value};
 use crate::ops::Operation;
+use crate::ops::Profile;
 use crate::verdict::Answer;
 
 /// Protocol version spoken by this kit.

@@ -2,9 +2,9 @@
 //! vectors' runs without `--adapter`, and of the differential phase.
 
 use super::{all_ops, ImplInfo, Implementation, Reply};
-use crate::event::Profile;
-use crate::journal::ReadError;
+use crate::error::ReadError;
 use crate::json::Value;
+use crate::ops::Profile;
 use crate::ops::{self, Operation};
 use crate::verdict::Answer;
 
@@ -39,7 +39,7 @@ pub fn reference_answer(op: &Operation, profile: Profile, input: &[u8]) -> Resul
 /// [`reference_answer`] with the journal operations on the checked fast path
 /// (`crate::fast`); what `serve` answers, so a run against `serve` exercises it.
 pub fn fast_answer(op: &Operation, profile: Profile, input: &[u8]) -> Result<Answer, String> {
-    to_answer(crate::fast::execute(op, input, profile))
+    to_answer(crate::ops::execute_fast(op, input, profile))
 }
 
 fn to_answer(outcome: Result<Value, ReadError>) -> Result<Answer, String> {

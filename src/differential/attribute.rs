@@ -462,7 +462,7 @@ fn group_pointer(op: &Operation, ptr: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::Profile;
+    use crate::ops::Profile;
 
     fn s(text: &str) -> Value {
         Value::from(text)

@@ -7,10 +7,10 @@ use proptest::prelude::*;
 use proptest::strategy::Union;
 
 use crate::error::ErrorCode;
-use crate::event::Profile;
 use crate::generate::operations::{canonical_input, store_case, tree_case};
 use crate::generate::{any_malformed_journal, valid_journal, GenConfig};
 use crate::ops::Operation;
+use crate::ops::Profile;
 use crate::verdict::{Answer, Expect};
 
 /// One generated trial: exact input bytes, an operation, a profile, and the
@@ -70,7 +70,7 @@ pub fn trials(cfg: &GenConfig, offered: &[String]) -> Option<BoxedStrategy<Trial
                 Trial::plain(
                     j.bytes(),
                     op,
-                    j.profile,
+                    j.profile.into(),
                     format!("a valid journal of {} events", j.events.len()),
                 )
             })
@@ -86,7 +86,7 @@ pub fn trials(cfg: &GenConfig, offered: &[String]) -> Option<BoxedStrategy<Trial
                 label: Some(m.expected.code),
                 input: m.bytes,
                 op: m.op,
-                profile: m.profile,
+                profile: m.profile.into(),
             })
             .boxed();
         arms.push((3, valid));
@@ -125,7 +125,7 @@ pub fn trials(cfg: &GenConfig, offered: &[String]) -> Option<BoxedStrategy<Trial
                 Trial::plain(
                     c.initial,
                     Operation::StoreApply { steps: c.steps },
-                    c.profile,
+                    c.profile.into(),
                     c.origin,
                 )
             })

@@ -5,10 +5,10 @@
 //! with the oracle on every input, valid and malformed.
 //!
 //! How it is fast:
-//! * each line is parsed into a reusable, borrowed token tape ([`tape`]): no
+//! * each line is parsed into a reusable, borrowed token tape (`tape.rs`): no
 //!   allocation per key or string, strings without escapes are slices of the input;
 //!   canonical bytes are written straight from the tape;
-//! * the event ids live in a compact set ([`ids`]): one arena, a table of offsets,
+//! * the event ids live in a compact set (`ids.rs`): one arena, a table of offsets,
 //!   exact comparison;
 //! * the input is cut into blocks of whole lines; worker threads parse, check and
 //!   canonicalise blocks in parallel (everything about one line that does not depend
@@ -19,30 +19,40 @@
 //!
 //! Why it is right: the fast line path either accepts a line with exactly the
 //! oracle's outcome or DECLINES it, and a declined line is run through the oracle
-//! (`wire::parse_line`, `event::from_value`, `replay::check_payload`), which gives
+//! (`wire::parse_line`, `event::from_value`, `event::check_payload`), which gives
 //! its exact error, or its event. Errors are reported in line order, first one wins,
 //! so the result is the sequential oracle's: same value, code, location and message.
-//! Journal errors found by the ordered checks re-read their one line with the oracle
-//! to word the message exactly as `journal::Checker` does.
+//!
+//! What it shares with the oracle rather than copies: the payload rules are the
+//! oracle's own functions over a payload view (`event::PayloadView`, implemented by
+//! the tape: `R-TYPE-1` is `event::ill_typed_field`, the projection
+//! `replay::contribution`); a journal error the ordered checks find is a
+//! `journal::Violation`, worded by the oracle's constructor from the oracle's reading
+//! of its one line; `J-EMPTY-1` is `journal::empty_journal`. What is its own: the tape
+//! parser and canonical writer (`tape.rs`), the id set (`ids.rs`), the pipeline. The
+//! comparison with the oracle is [`differences`] (in `differential.rs`).
 
+mod differential;
 mod ids;
 mod tape;
+
+pub use differential::{differences, differences_sampled};
 
 use std::io::{self, BufRead};
 use std::ops::Range;
 
 use crate::branch::{check_branch_id, SessionBranch};
 use crate::canonical;
-use crate::error::{Error, ErrorCode};
-use crate::event::{Event, Profile};
+use crate::error::{Error, ReadError};
+use crate::event::{ill_typed_field, Event, JournalProfile, ReducedType};
 use crate::fingerprint::hex;
-use crate::journal::ReadError;
+use crate::journal::{self, Expected, Violation};
 use crate::json::Value;
-use crate::replay::check_range;
+use crate::replay::{check_range, contribution, Contribution, Text};
 use crate::wire;
 
 use ids::IdSet;
-use tape::{Tape, Tok};
+use tape::{Tape, TapePayload, Tok};
 
 /// Allocator settings for the CLI's long reads (glibc only; a no-op elsewhere): a
 /// fixed mmap threshold, so large growing buffers (the id arena, the projection) are
@@ -64,7 +74,7 @@ pub use crate::wire::DEFAULT_MAX_LINE_BYTES;
 /// How the fast path reads.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
-    pub profile: Profile,
+    pub profile: JournalProfile,
     /// A longer line is an I/O error naming the line, raised before more is buffered.
     pub max_line_bytes: usize,
     /// Worker threads; 0 runs everything on the calling thread.
@@ -76,7 +86,7 @@ pub struct Options {
 impl Options {
     /// `profile`, the default line limit, one worker per available core (none on a
     /// single core), 32 KiB blocks.
-    pub fn new(profile: Profile) -> Options {
+    pub fn new(profile: JournalProfile) -> Options {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         Options {
             profile,
@@ -283,10 +293,10 @@ impl<R: BufRead> Reader<R> {
 
 /// The oracle's reading of one line, as `journal::next_event` does it up to the
 /// journal checks: the wire and JSON rules, the envelope, `R-TYPE-1`.
-fn oracle_line(number: u64, bytes: &[u8], profile: Profile) -> Result<Event, Error> {
+fn oracle_line(number: u64, bytes: &[u8], profile: JournalProfile) -> Result<Event, Error> {
     let located = |e: Error| e.at_line(number).with_excerpt(bytes);
     let ev = crate::journal::parse_event(profile, number, bytes)?;
-    crate::replay::check_payload(&ev).map_err(|e| {
+    crate::event::check_payload(&ev).map_err(|e| {
         located(
             e.with_sequence(ev.sequence_i64())
                 .with_event_id(Some(&ev.event_id)),
@@ -318,7 +328,7 @@ struct LineWorker {
 }
 
 impl LineWorker {
-    fn process(&mut self, b: &mut Block, mode: Mode, profile: Profile) {
+    fn process(&mut self, b: &mut Block, mode: Mode, profile: JournalProfile) {
         let mut start = 0;
         let mut number = b.first_line;
         let data = std::mem::take(&mut b.data);
@@ -348,16 +358,83 @@ impl LineWorker {
     }
 
     /// The fast reading of one line, or `None` to decline it.
-    fn fast(&mut self, s: &[u8], b: &mut Block, mode: Mode, profile: Profile) -> Option<LineEvent> {
+    fn fast(
+        &mut self,
+        s: &[u8],
+        b: &mut Block,
+        mode: Mode,
+        profile: JournalProfile,
+    ) -> Option<LineEvent> {
         if s.starts_with(wire::BOM) || simdutf8::basic::from_utf8(s).is_err() {
             return None;
         }
         self.tape.parse(s)?;
         let t = &self.tape;
+        let env = Envelope::read(t, s)?;
+        if profile == JournalProfile::Trace01 {
+            trace01(t, s, env.payload)?;
+        }
+        // R-TYPE-1: the fields the reducer reads are strings when present.
+        let payload = TapePayload {
+            tape: t,
+            input: s,
+            object: env.payload,
+        };
+        let ty = ReducedType::of(t.str_bytes(s, env.ty)?);
+        if ill_typed_field(ty, &payload).is_some() {
+            return None;
+        }
+
+        // Accepted: write what the ordered checks, the hash and the projection need.
+        let mut canon = 0..0;
+        let mut tool = 0..0;
+        if mode.canonical() {
+            let start = b.out.len();
+            b.out.push(b',');
+            t.write(s, 0, &mut b.out, env.payload, &mut tool);
+            canon = start..b.out.len();
+        }
+        let proj = if mode == Mode::Replay {
+            project(&payload, contribution(ty, &payload), &mut b.aux, tool)
+        } else {
+            Proj::None
+        };
+        let aux = &mut b.aux;
+        Some(LineEvent {
+            line: 0,
+            bytes: 0..0,
+            canon,
+            event_id: push_aux(aux, t.str_bytes(s, env.event_id)?),
+            session_id: push_aux(aux, t.str_bytes(s, env.session_id)?),
+            run_id: push_aux(aux, t.str_bytes(s, env.run_id)?),
+            parent: env
+                .parent
+                .map(|p| push_aux(aux, t.str_bytes(s, p).unwrap())),
+            sequence: env.sequence,
+            proj,
+        })
+    }
+}
+
+/// The envelope's tokens in a line's tape (`E-*`), read by [`Envelope::read`].
+struct Envelope {
+    event_id: usize,
+    session_id: usize,
+    /// The declared sequence, when it is a `u64`.
+    sequence: Option<u64>,
+    ty: usize,
+    payload: usize,
+    run_id: usize,
+    parent: Option<usize>,
+}
+
+impl Envelope {
+    /// `E-OBJ-1` .. `E-PARENT-1` on the tape; any failure declines (the oracle words it).
+    #[inline]
+    fn read(t: &Tape, s: &[u8]) -> Option<Envelope> {
         if !matches!(t.toks[0], Tok::Object { .. }) {
             return None;
         }
-        // E-*: the envelope (any failure declines; the oracle words it).
         let nonempty = |k: &[u8]| -> Option<usize> {
             let v = t.get(s, 0, k)?;
             (!t.str_bytes(s, v)?.is_empty()).then_some(v)
@@ -384,89 +461,65 @@ impl LineWorker {
                 Some(p)
             }
         };
-        if profile == Profile::Trace01 {
-            // P-TRACE-*: the profile check reads everything but the payload; give it
-            // the event with an empty payload.
-            let members = t
-                .members_in_input_order(0)
-                .into_iter()
-                .map(|k| {
-                    let key = String::from_utf8(t.str_bytes(s, k).unwrap().to_vec()).unwrap();
-                    let v = if k + 1 == payload {
-                        Value::Object(Vec::new())
-                    } else {
-                        t.to_value(s, k + 1)
-                    };
-                    (key, v)
-                })
-                .collect();
-            crate::profile::check_trace01(&Value::Object(members)).ok()?;
-        }
-        // R-TYPE-1: the fields the reducer reads are strings when present.
-        let ty_bytes = t.str_bytes(s, ty)?;
-        let field = |k: &[u8]| t.get(s, payload, k);
-        let is_str = |v: usize| matches!(t.toks[v], Tok::Str { .. });
-        let read: &[&[u8]] = match ty_bytes {
-            b"user.message" => &[b"content"],
-            b"model.response" => &[b"content", b"accumulated"],
-            b"session.stop" => &[b"reason"],
-            _ => &[],
-        };
-        if read.iter().any(|k| field(k).is_some_and(|v| !is_str(v))) {
-            return None;
-        }
-
-        // Accepted: write what the ordered checks, the hash and the projection need.
-        let mut canon = 0..0;
-        let mut tool = 0..0;
-        if mode.canonical() {
-            let start = b.out.len();
-            b.out.push(b',');
-            t.write(s, 0, &mut b.out, payload, &mut tool);
-            canon = start..b.out.len();
-        }
-        let proj = if mode == Mode::Replay {
-            let string = |aux: &mut Vec<u8>, v: Option<usize>, default: &str| {
-                let start = aux.len();
-                match v {
-                    Some(v) => {
-                        t.write(s, v, aux, usize::MAX, &mut (0..0));
-                    }
-                    None => canonical::write_string(default, aux),
-                }
-                start..aux.len()
-            };
-            match ty_bytes {
-                b"user.message" => Proj::User(string(&mut b.aux, field(b"content"), "")),
-                b"model.response" => {
-                    // R-STREAM-1
-                    if let Some(c) = field(b"content") {
-                        Proj::Assistant(string(&mut b.aux, Some(c), ""))
-                    } else if field(b"final").is_some_and(|f| matches!(t.toks[f], Tok::True)) {
-                        Proj::Assistant(string(&mut b.aux, field(b"accumulated"), ""))
-                    } else {
-                        Proj::None
-                    }
-                }
-                b"tool.result" => Proj::Tool(tool),
-                b"session.stop" => Proj::Stop(string(&mut b.aux, field(b"reason"), "unknown")),
-                _ => Proj::None,
-            }
-        } else {
-            Proj::None
-        };
-        let aux = &mut b.aux;
-        Some(LineEvent {
-            line: 0,
-            bytes: 0..0,
-            canon,
-            event_id: push_aux(aux, t.str_bytes(s, event_id)?),
-            session_id: push_aux(aux, t.str_bytes(s, session_id)?),
-            run_id: push_aux(aux, t.str_bytes(s, run_id)?),
-            parent: parent.map(|p| push_aux(aux, t.str_bytes(s, p).unwrap())),
+        Some(Envelope {
+            event_id,
+            session_id,
             sequence: parse_sequence(sequence),
-            proj,
+            ty,
+            payload,
+            run_id,
+            parent,
         })
+    }
+}
+
+/// `P-TRACE-*` on the tape, or `None` to decline: the profile check reads everything
+/// but the payload, so it gets the event with an empty payload.
+fn trace01(t: &Tape, s: &[u8], payload: usize) -> Option<()> {
+    let members = t
+        .members_in_input_order(0)
+        .into_iter()
+        .map(|k| {
+            let key = String::from_utf8(t.str_bytes(s, k).unwrap().to_vec()).unwrap();
+            let v = if k + 1 == payload {
+                Value::Object(Vec::new())
+            } else {
+                t.to_value(s, k + 1)
+            };
+            (key, v)
+        })
+        .collect();
+    crate::profile::check_trace01(&Value::Object(members)).ok()
+}
+
+/// The projection's share of an accepted line ([`contribution`]): texts as canonical
+/// strings in `aux`, a tool result as the payload's canonical bytes in the block's
+/// `out` (`tool`, recorded while writing the event).
+#[inline]
+fn project(
+    payload: &TapePayload<'_>,
+    c: Contribution<usize>,
+    aux: &mut Vec<u8>,
+    tool: Range<usize>,
+) -> Proj {
+    let mut text = |t: Text<usize>| {
+        let start = aux.len();
+        match t.member {
+            Some(v) => {
+                payload
+                    .tape
+                    .write(payload.input, v, aux, usize::MAX, &mut (0..0));
+            }
+            None => canonical::write_string(t.absent, aux),
+        }
+        start..aux.len()
+    };
+    match c {
+        Contribution::Nothing => Proj::None,
+        Contribution::User(t) => Proj::User(text(t)),
+        Contribution::Assistant(t) => Proj::Assistant(text(t)),
+        Contribution::ToolResult => Proj::Tool(tool),
+        Contribution::Stop(t) => Proj::Stop(text(t)),
     }
 }
 
@@ -479,33 +532,17 @@ fn slow(ev: &Event, b: &mut Block, mode: Mode) -> LineEvent {
         canonical::write(&ev.value, &mut b.out);
         canon = start..b.out.len();
     }
-    let payload = |k: &str| {
-        ev.payload()
-            .iter()
-            .find(|(key, _)| key == k)
-            .map(|(_, v)| v)
-    };
-    let text =
-        |k: &str, default: &'static str| payload(k).and_then(Value::as_str).unwrap_or(default);
     let proj = if mode == Mode::Replay {
-        match ev.event_type.as_str() {
-            "user.message" => Proj::User(push_string(&mut b.aux, text("content", ""))),
-            "model.response" => {
-                if payload("content").is_some() {
-                    Proj::Assistant(push_string(&mut b.aux, text("content", "")))
-                } else if payload("final") == Some(&Value::Bool(true)) {
-                    Proj::Assistant(push_string(&mut b.aux, text("accumulated", "")))
-                } else {
-                    Proj::None
-                }
-            }
-            "tool.result" => {
+        match contribution(ReducedType::of(ev.event_type.as_bytes()), &ev) {
+            Contribution::Nothing => Proj::None,
+            Contribution::User(t) => Proj::User(push_string(&mut b.aux, t.as_str())),
+            Contribution::Assistant(t) => Proj::Assistant(push_string(&mut b.aux, t.as_str())),
+            Contribution::ToolResult => {
                 let start = b.aux.len();
                 canonical::write(ev.value.get("payload").expect("E-PAYLOAD-1"), &mut b.aux);
                 Proj::ToolAux(start..b.aux.len())
             }
-            "session.stop" => Proj::Stop(push_string(&mut b.aux, text("reason", "unknown"))),
-            _ => Proj::None,
+            Contribution::Stop(t) => Proj::Stop(push_string(&mut b.aux, t.as_str())),
         }
     } else {
         Proj::None
@@ -603,7 +640,7 @@ impl Projection {
 /// The ordered part: journal checks, hash, projection.
 struct Consumer {
     mode: Mode,
-    profile: Profile,
+    profile: JournalProfile,
     limit: i64,
     count: u64,
     session: Vec<u8>,
@@ -616,7 +653,7 @@ struct Consumer {
 }
 
 impl Consumer {
-    fn new(mode: Mode, profile: Profile, limit: i64) -> Consumer {
+    fn new(mode: Mode, profile: JournalProfile, limit: i64) -> Consumer {
         use sha2::Digest;
         let mut hasher = sha2::Sha256::new();
         hasher.update(b"[");
@@ -644,11 +681,11 @@ impl Consumer {
             let id = &aux[ev.event_id.clone()];
             let mut slot = None;
             let problem = if ev.sequence != Some(self.count) {
-                Some(ErrorCode::SequenceGap)
+                Some(Violation::SequenceGap)
             } else if self.count > 0 && aux[ev.session_id.clone()] != self.session[..] {
-                Some(ErrorCode::MixedSession)
+                Some(Violation::MixedSession)
             } else if self.count > 0 && aux[ev.run_id.clone()] != self.run[..] {
-                Some(ErrorCode::MixedRun)
+                Some(Violation::MixedRun)
             } else if self.ids.is_full() {
                 // SPEC.md 16.5: an implementation limit, not a journal error.
                 return Err(ReadError::Io(std::io::Error::other(format!(
@@ -661,19 +698,19 @@ impl Consumer {
                 self.ids.reserve_one();
                 slot = self.ids.vacant(id);
                 if slot.is_none() {
-                    Some(ErrorCode::DuplicateEventId)
+                    Some(Violation::DuplicateEventId)
                 } else if ev
                     .parent
                     .as_ref()
                     .is_some_and(|p| !self.ids.contains(&aux[p.clone()]))
                 {
-                    Some(ErrorCode::UnknownParent)
+                    Some(Violation::UnknownParent)
                 } else {
                     None
                 }
             };
-            if let Some(code) = problem {
-                return Err(self.journal_error(code, ev.line, &b.data[ev.bytes.clone()]));
+            if let Some(v) = problem {
+                return Err(self.journal_error(v, ev.line, &b.data[ev.bytes.clone()]));
             }
             if self.count == 0 {
                 self.session = aux[ev.session_id.clone()].to_vec();
@@ -719,57 +756,25 @@ impl Consumer {
         Ok(())
     }
 
-    /// Word a journal error exactly as `journal::Checker::verify` does.
-    fn journal_error(&self, code: ErrorCode, number: u64, bytes: &[u8]) -> ReadError {
+    /// The error of a J-* violation, worded by the oracle's constructor
+    /// ([`Violation::error`]) from the oracle's reading of its one line.
+    fn journal_error(&self, v: Violation, number: u64, bytes: &[u8]) -> ReadError {
         let ev = match oracle_line(number, bytes, self.profile) {
             Ok(ev) => ev,
             Err(e) => return ReadError::Invalid(e),
         };
-        let message = match code {
-            ErrorCode::SequenceGap => format!(
-                "expected sequence {}, found {}",
-                self.count,
-                crate::error::shorten(ev.sequence.as_bytes(), 40)
-            ),
-            ErrorCode::MixedSession => format!(
-                "session_id {:?} differs from the journal's {:?}",
-                ev.session_id,
-                String::from_utf8_lossy(&self.session)
-            ),
-            ErrorCode::MixedRun => format!(
-                "provenance.run_id {:?} differs from the journal's {:?}",
-                ev.run_id,
-                String::from_utf8_lossy(&self.run)
-            ),
-            ErrorCode::DuplicateEventId => {
-                format!("event_id {:?} was used by an earlier event", ev.event_id)
-            }
-            _ => {
-                let parent = ev.parent_event_id.as_deref().unwrap_or_default();
-                let why = if parent == ev.event_id {
-                    "names the event itself"
-                } else {
-                    "names no earlier event"
-                };
-                format!("parent_event_id {parent:?} {why}")
-            }
+        let expected = Expected {
+            sequence: self.count,
+            session_id: &String::from_utf8_lossy(&self.session),
+            run_id: &String::from_utf8_lossy(&self.run),
         };
-        ReadError::Invalid(
-            Error::new(code, message)
-                .with_sequence(ev.sequence_i64())
-                .with_event_id(Some(&ev.event_id))
-                .at_line(number)
-                .with_excerpt(bytes),
-        )
+        ReadError::Invalid(v.error(&ev, &expected).at_line(number).with_excerpt(bytes))
     }
 
     fn finish(mut self) -> Result<Consumer, ReadError> {
         use sha2::Digest;
         if self.count == 0 {
-            return Err(ReadError::Invalid(Error::new(
-                ErrorCode::EmptyJournal,
-                "the journal holds no event",
-            )));
+            return Err(ReadError::Invalid(journal::empty_journal()));
         }
         let mut h = self.hasher.clone();
         h.update(b"]");
@@ -935,123 +940,4 @@ pub fn branch<R: BufRead + Send>(
         inherited_event_ids: c.inherited,
         parent_fingerprint: c.proj.fingerprint,
     })
-}
-
-/// `ops::execute` with the journal operations on the fast path (what `serve` runs).
-pub fn execute(
-    op: &crate::ops::Operation,
-    input: &[u8],
-    profile: Profile,
-) -> Result<Value, ReadError> {
-    use crate::ops::Operation;
-    let opts = Options {
-        threads: 0,
-        ..Options::new(profile)
-    };
-    Ok(match op {
-        Operation::Validate => {
-            Value::object([("event_count", Value::from_u64(validate(input, &opts)?))])
-        }
-        Operation::Replay { until } => replay(input, &opts, *until)?.to_value(),
-        Operation::Fingerprint { until } => Value::from(fingerprint(input, &opts, *until)?),
-        Operation::Branch { at, branch_id } => branch(input, &opts, *at, branch_id)?.to_json(),
-        other => return crate::ops::execute(other, input, profile),
-    })
-}
-
-/// Compare the fast path with the oracle on one input, for every operation it serves
-/// (validate; fingerprint, replay and branch at the end, in the middle and out of
-/// range), sequentially and with worker threads over tiny blocks. Returns one line per
-/// difference (empty when they agree): results must be byte-identical, errors equal
-/// in code, message, line, column, sequence, event id and excerpt.
-///
-/// Used by `tests/fast_oracle.rs`; the `fast_oracle` fuzz target uses
-/// [`differences_sampled`].
-pub fn differences(input: &[u8], profile: Profile) -> Vec<String> {
-    differences_in(input, profile, None)
-}
-
-/// [`differences`] with one of its `until` values and one of its branch points per
-/// mode, chosen by `pick` (the fuzz target passes a hash of the input, so a run is
-/// deterministic): a fifth of the calls, each of which starts worker threads in the
-/// parallel mode, so the fuzz target runs about five times faster. Validate runs in
-/// both modes every time.
-pub fn differences_sampled(input: &[u8], profile: Profile, pick: u64) -> Vec<String> {
-    differences_in(input, profile, Some(pick))
-}
-
-/// All of `items`, or only the one at index `i`.
-fn sample<T>(items: &[T], i: Option<u64>) -> &[T] {
-    match i {
-        None => items,
-        Some(i) => std::slice::from_ref(&items[i as usize]),
-    }
-}
-
-fn differences_in(input: &[u8], profile: Profile, pick: Option<u64>) -> Vec<String> {
-    fn outcome<T>(r: Result<T, ReadError>, show: impl Fn(T) -> String) -> Result<String, String> {
-        match r {
-            Ok(v) => Ok(show(v)),
-            Err(ReadError::Invalid(e)) => Err(format!("{e:?}")),
-            Err(ReadError::Io(e)) => Err(format!("io: {e}")),
-        }
-    }
-    let lines = input.split(|&b| b == b'\n').count() as i64;
-    let sequential = Options {
-        threads: 0,
-        ..Options::new(profile)
-    };
-    let parallel = Options {
-        threads: 2,
-        block_bytes: 1 + (input.len() as u64 % 97) as usize,
-        ..Options::new(profile)
-    };
-    let mut diffs = Vec::new();
-    let mut compare =
-        |what: String, oracle: Result<String, String>, fast: Result<String, String>| {
-            if oracle != fast {
-                diffs.push(format!("{what}:\n  oracle {oracle:?}\n  fast   {fast:?}"));
-            }
-        };
-    for (name, opts) in [("sequential", &sequential), ("parallel", &parallel)] {
-        compare(
-            format!("validate ({name})"),
-            outcome(crate::journal::validate(input, profile), |n| n.to_string()),
-            outcome(validate(input, opts), |n| n.to_string()),
-        );
-        let untils = [None, Some(0), Some(lines / 2), Some(lines + 1), Some(-1)];
-        let untils = sample(&untils, pick.map(|p| p % 5));
-        for &until in untils {
-            compare(
-                format!("fingerprint until {until:?} ({name})"),
-                outcome(crate::replay::fingerprint(input, profile, until), |f| f),
-                outcome(fingerprint(input, opts, until), |f| f),
-            );
-            compare(
-                format!("replay until {until:?} ({name})"),
-                outcome(crate::replay::replay(input, profile, until), |s| {
-                    canonical::to_string(&s.to_json())
-                }),
-                outcome(replay(input, opts, until), |p| {
-                    let mut text = Vec::new();
-                    p.write_json(&mut text).expect("writing to memory");
-                    String::from_utf8(text).expect("UTF-8")
-                }),
-            );
-        }
-        let points = [(lines / 2, "b1"), (0, " "), (lines + 1, "b2")];
-        let points = sample(&points, pick.map(|p| p / 5 % 3));
-        for &(at, id) in points {
-            compare(
-                format!("branch at {at} {id:?} ({name})"),
-                outcome(crate::branch::branch(input, profile, at, id), |b| {
-                    canonical::to_string(&b.to_json())
-                }),
-                outcome(branch(input, opts, at, id), |b| {
-                    canonical::to_string(&b.to_json())
-                }),
-            );
-        }
-    }
-    diffs
 }

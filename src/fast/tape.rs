@@ -15,6 +15,7 @@
 //! `C-NUM-3` digit limit and `canonical::write_float` (Python's `repr`).
 
 use crate::canonical;
+use crate::event::PayloadView;
 use crate::json::{plain_len, MAX_DEPTH, MAX_INT_DIGITS};
 
 /// One token. Containers know where they end, so a subtree can be skipped.
@@ -542,6 +543,37 @@ impl Tape {
             Tok::Array { end } | Tok::Object { end, .. } => end,
             _ => t + 1,
         }
+    }
+}
+
+/// One object of a parsed line seen as an event's payload: the fast path's
+/// [`PayloadView`], so the payload rules (`R-TYPE-1`, the projection) read the tape
+/// through the same code as the oracle's events.
+#[derive(Clone, Copy)]
+pub(crate) struct TapePayload<'a> {
+    pub tape: &'a Tape,
+    /// The line the tape was parsed from.
+    pub input: &'a [u8],
+    /// The payload's object token.
+    pub object: usize,
+}
+
+impl PayloadView for TapePayload<'_> {
+    type Member = usize;
+
+    #[inline]
+    fn member(&self, key: &str) -> Option<usize> {
+        self.tape.get(self.input, self.object, key.as_bytes())
+    }
+
+    #[inline]
+    fn is_string(&self, member: usize) -> bool {
+        matches!(self.tape.toks[member], Tok::Str { .. })
+    }
+
+    #[inline]
+    fn is_true(&self, member: usize) -> bool {
+        matches!(self.tape.toks[member], Tok::True)
     }
 }
 

@@ -12,7 +12,7 @@ use arbitrary::{Arbitrary, Result, Unstructured};
 use super::malformed::{self, MalformedJournal, MalformedRecipe};
 use super::recipe::{GenConfig, JournalRecipe, JsonRecipe, ParentShape, Richness, TypeWeights};
 use super::valid::{self, GeneratedJournal};
-use crate::event::Profile;
+use crate::event::JournalProfile;
 
 /// Deepest container nesting an arbitrary [`JsonRecipe`] has.
 const ARBITRARY_JSON_DEPTH: usize = 4;
@@ -69,9 +69,9 @@ impl<'a> Arbitrary<'a> for GenConfig {
         Ok(GenConfig {
             events: min..=max,
             profile: if u.arbitrary()? {
-                Profile::Trace01
+                JournalProfile::Trace01
             } else {
-                Profile::Core
+                JournalProfile::Core
             },
             weights,
             parents: Option::<ParentShape>::arbitrary(u)?,
@@ -88,9 +88,9 @@ fn fuzz_config(trace01: bool) -> GenConfig {
     GenConfig {
         events: 1..=32,
         profile: if trace01 {
-            Profile::Trace01
+            JournalProfile::Trace01
         } else {
-            Profile::Core
+            JournalProfile::Core
         },
         ..GenConfig::default()
     }

@@ -14,7 +14,7 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use sha2::{Digest, Sha256};
 
 use crate::canonical;
-use crate::event::Profile;
+use crate::event::JournalProfile;
 
 use super::malformed::{Defect, MalformedJournal};
 use super::recipe::GenConfig;
@@ -42,7 +42,7 @@ pub struct GenerateArgs {
     /// Envelope profile of the generated journals (`profile-violation` forces
     /// `trace-0.1`).
     #[cfg_attr(feature = "cli", arg(long, default_value = "core"))]
-    pub profile: Profile,
+    pub profile: JournalProfile,
     /// Output directory (created if missing); required unless `--kind list`.
     #[cfg_attr(feature = "cli", arg(long))]
     pub out: Option<PathBuf>,
@@ -59,12 +59,51 @@ pub struct EventRange {
 pub const MAX_COUNT: usize = 100_000;
 pub const MAX_EVENTS: usize = 10_000;
 
+/// A `--events` range that is not one (clap shows the text; a usage error).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EventRangeError {
+    #[error("{0:?} is not a number of events")]
+    NotANumber(String),
+    #[error("a journal needs at least 1 event (use --kind empty-journal for none)")]
+    NoEvents,
+    #[error("empty range {0:?}: MIN is larger than MAX")]
+    Empty(String),
+    #[error("at most {MAX_EVENTS} events per journal")]
+    TooMany,
+}
+
+/// Why `generate` wrote nothing more (a usage or I/O error, exit status 2).
+#[derive(Debug, thiserror::Error)]
+pub enum GenerateError {
+    #[error("unknown kind {0:?}; expected one of: {kinds}", kinds = kinds().join(", "))]
+    UnknownKind(String),
+    #[error("at most {MAX_COUNT} journals per run")]
+    TooManyJournals,
+    #[error("bad --events range {}..{}", .0.min, .0.max)]
+    BadRange(EventRange),
+    #[error("--out DIR is required (only `--kind list` needs none)")]
+    NoOut,
+    #[error("creating {}: {error}", .path.display())]
+    CreateDir {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("writing {}: {error}", .path.display())]
+    Write {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    /// The strategy could not draw a journal (proptest's reason).
+    #[error("generator rejected its input: {0}")]
+    Rejected(String),
+}
+
 /// Parse `MIN..MAX`, `MIN..=MAX` or `N`.
-pub fn parse_events(s: &str) -> Result<EventRange, String> {
-    let num = |t: &str| -> Result<usize, String> {
+pub fn parse_events(s: &str) -> Result<EventRange, EventRangeError> {
+    let num = |t: &str| -> Result<usize, EventRangeError> {
         t.trim()
             .parse::<usize>()
-            .map_err(|_| format!("{t:?} is not a number of events"))
+            .map_err(|_| EventRangeError::NotANumber(t.to_owned()))
     };
     let (min, max) = match s.split_once("..") {
         Some((a, b)) => (num(a)?, num(b.strip_prefix('=').unwrap_or(b))?),
@@ -74,13 +113,13 @@ pub fn parse_events(s: &str) -> Result<EventRange, String> {
         }
     };
     if min == 0 {
-        return Err("a journal needs at least 1 event (use --kind empty-journal for none)".into());
+        return Err(EventRangeError::NoEvents);
     }
     if min > max {
-        return Err(format!("empty range {s:?}: MIN is larger than MAX"));
+        return Err(EventRangeError::Empty(s.to_owned()));
     }
     if max > MAX_EVENTS {
-        return Err(format!("at most {MAX_EVENTS} events per journal"));
+        return Err(EventRangeError::TooMany);
     }
     Ok(EventRange { min, max })
 }
@@ -106,16 +145,13 @@ enum Kind {
     Mixed,
 }
 
-fn parse_kind(s: &str) -> Result<Kind, String> {
+fn parse_kind(s: &str) -> Result<Kind, GenerateError> {
     match s {
         "valid" => Ok(Kind::Valid),
         "mixed" => Ok(Kind::Mixed),
-        other => Defect::from_name(other).map(Kind::Defect).ok_or_else(|| {
-            format!(
-                "unknown kind {other:?}; expected one of: {}",
-                kinds().join(", ")
-            )
-        }),
+        other => Defect::from_name(other)
+            .map(Kind::Defect)
+            .ok_or_else(|| GenerateError::UnknownKind(other.to_owned())),
     }
 }
 
@@ -125,21 +161,24 @@ pub fn rng_for(kind: &str, seed: u64, n: usize) -> TestRng {
     TestRng::from_seed(RngAlgorithm::ChaCha, &digest)
 }
 
-fn draw<S: Strategy>(strategy: &S, rng: TestRng) -> Result<S::Value, String> {
+fn draw<S: Strategy>(strategy: &S, rng: TestRng) -> Result<S::Value, GenerateError> {
     let mut runner = TestRunner::new_with_rng(Config::default(), rng);
     strategy
         .new_tree(&mut runner)
         .map(|t| t.current())
-        .map_err(|e| format!("generator rejected its input: {e}"))
+        .map_err(|e| GenerateError::Rejected(e.to_string()))
 }
 
 /// Write `bytes` to `path` atomically (see [`crate::fsutil::write_atomic`]).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    crate::fsutil::write_atomic(path, bytes).map_err(|e| format!("writing {}: {e}", path.display()))
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), GenerateError> {
+    crate::fsutil::write_atomic(path, bytes).map_err(|error| GenerateError::Write {
+        path: path.to_owned(),
+        error,
+    })
 }
 
 /// Generate `args.count` journals of `args.kind` into `args.out`.
-pub fn run(args: &GenerateArgs) -> Result<GenerateSummary, String> {
+pub fn run(args: &GenerateArgs) -> Result<GenerateSummary, GenerateError> {
     run_with_progress(args, &mut |_, _| {})
 }
 
@@ -147,20 +186,20 @@ pub fn run(args: &GenerateArgs) -> Result<GenerateSummary, String> {
 pub fn run_with_progress(
     args: &GenerateArgs,
     progress: &mut dyn FnMut(usize, usize),
-) -> Result<GenerateSummary, String> {
+) -> Result<GenerateSummary, GenerateError> {
     let kind = parse_kind(&args.kind)?;
     if args.count > MAX_COUNT {
-        return Err(format!("at most {MAX_COUNT} journals per run"));
+        return Err(GenerateError::TooManyJournals);
     }
     let range = args.events;
     if range.min == 0 || range.min > range.max || range.max > MAX_EVENTS {
-        return Err(format!("bad --events range {}..{}", range.min, range.max));
+        return Err(GenerateError::BadRange(range));
     }
-    let out = args
-        .out
-        .as_ref()
-        .ok_or("--out DIR is required (only `--kind list` needs none)")?;
-    std::fs::create_dir_all(out).map_err(|e| format!("creating {}: {e}", out.display()))?;
+    let out = args.out.as_ref().ok_or(GenerateError::NoOut)?;
+    std::fs::create_dir_all(out).map_err(|error| GenerateError::CreateDir {
+        path: out.clone(),
+        error,
+    })?;
     let cfg = GenConfig {
         events: range.min..=range.max,
         profile: args.profile,

@@ -16,7 +16,7 @@ use arbitrary::Arbitrary;
 
 use crate::branch::BLANK_CHARS;
 use crate::error::ErrorCode;
-use crate::event::Profile;
+use crate::event::JournalProfile;
 use crate::json::{Number, Value, MAX_DEPTH, MAX_INT_DIGITS};
 use crate::ops::Operation;
 
@@ -299,7 +299,7 @@ pub struct Expected {
 
 impl Expected {
     /// Whether `e` is exactly the labelled error.
-    pub fn matches(&self, e: &crate::Error) -> bool {
+    pub fn matches(&self, e: &crate::error::Error) -> bool {
         e.code == self.code && e.line == self.line && e.sequence == self.sequence
     }
 }
@@ -318,7 +318,7 @@ pub struct Planted {
 #[derive(Clone, Debug, PartialEq)]
 pub struct MalformedJournal {
     pub bytes: Vec<u8>,
-    pub profile: Profile,
+    pub profile: JournalProfile,
     /// The operation to run (its arguments may be the defect).
     pub op: Operation,
     /// The defects actually planted (a defect that found no compatible place is
@@ -552,57 +552,90 @@ struct Violation {
 }
 
 fn apply(base: &GeneratedJournal, plan: &Plan, op_sel: u32) -> MalformedJournal {
-    let n = base.len();
-    let profile = base.profile;
-    let trace = profile == Profile::Trace01;
     let mut planted: Vec<Planted> = Vec::new();
-
     // The operation.
     let op = choose_op(base, plan, op_sel, &mut planted);
-
     if plan.empty {
-        planted.insert(
-            0,
-            Planted {
-                defect: Defect::EmptyJournal,
-                line: None,
-                detail: "no bytes at all".into(),
-            },
-        );
-        let mut codes = vec![ErrorCode::EmptyJournal];
-        for &(d, _) in &plan.ops {
-            push_unique(&mut codes, d.code());
-        }
-        return MalformedJournal {
-            bytes: Vec::new(),
-            profile,
-            op,
-            expected: Expected {
-                codes,
-                code: ErrorCode::EmptyJournal,
-                line: None,
-                sequence: None,
-            },
-            planted: sort_planted(planted),
-            base_events: n,
-        };
+        return empty_journal(base, plan, op, planted);
     }
-
     // Slots: events in order (after an optional swap).
     let mut values: Vec<Value> = base.events.clone();
     if let Some(p) = plan.reorder {
         values.swap(p, p + 1);
     }
-    let ids = |values: &[Value], q: usize| -> String {
-        values[q]
-            .get("event_id")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned()
-    };
+    let mut details = plant_value_defects(base, plan, &mut values);
+    let text = plant_text_defects(plan, &mut values, &mut details);
+    let written = write_lines(base, plan, &values, &text);
+    let expected = label(plan, &values, &written, &op);
+    for (p, d, detail) in details {
+        let detail = if d == Defect::TornLastLine {
+            written.torn_detail.clone()
+        } else {
+            detail
+        };
+        planted.push(Planted {
+            defect: d,
+            line: Some(written.event_line[p]),
+            detail,
+        });
+    }
+    for &(line, v) in &written.blank_lines {
+        planted.push(Planted {
+            defect: Defect::BlankLine,
+            line: Some(line),
+            detail: format!("line is {:?}", BLANKS[v as usize % BLANKS.len()]),
+        });
+    }
+    MalformedJournal {
+        bytes: written.bytes,
+        profile: base.profile,
+        op,
+        planted: sort_planted(planted),
+        expected,
+        base_events: base.len(),
+    }
+}
 
-    // Value-level defects, latest stage first, so that an earlier-stage defect on the
-    // same event is applied last and stays realized.
+/// `apply` for a plan of no events at all (`J-EMPTY-1`, with any operation defect).
+fn empty_journal(
+    base: &GeneratedJournal,
+    plan: &Plan,
+    op: Operation,
+    mut planted: Vec<Planted>,
+) -> MalformedJournal {
+    planted.insert(
+        0,
+        Planted {
+            defect: Defect::EmptyJournal,
+            line: None,
+            detail: "no bytes at all".into(),
+        },
+    );
+    let mut codes = vec![ErrorCode::EmptyJournal];
+    for &(d, _) in &plan.ops {
+        push_unique(&mut codes, d.code());
+    }
+    MalformedJournal {
+        bytes: Vec::new(),
+        profile: base.profile,
+        op,
+        expected: Expected {
+            codes,
+            code: ErrorCode::EmptyJournal,
+            line: None,
+            sequence: None,
+        },
+        planted: sort_planted(planted),
+        base_events: base.len(),
+    }
+}
+
+/// What each planted defect did: `(slot, defect, detail)`.
+type Details = Vec<(usize, Defect, String)>;
+
+/// The value-level defects (envelope stage and later), latest stage first, so that an
+/// earlier-stage defect on the same event is applied last and stays realized.
+fn plant_value_defects(base: &GeneratedJournal, plan: &Plan, values: &mut [Value]) -> Details {
     let mut value_level: Vec<(Defect, usize, u32)> = Vec::new();
     for (p, list) in plan.on.iter().enumerate() {
         for &(d, v) in list {
@@ -612,7 +645,7 @@ fn apply(base: &GeneratedJournal, plan: &Plan, op_sel: u32) -> MalformedJournal 
         }
     }
     value_level.sort_by(|a, b| b.0.stage().cmp(&a.0.stage()).then(a.1.cmp(&b.1)));
-    let mut details: Vec<(usize, Defect, String)> = Vec::new();
+    let mut details: Details = Vec::new();
     if let Some(p) = plan.reorder {
         details.push((
             p,
@@ -621,107 +654,162 @@ fn apply(base: &GeneratedJournal, plan: &Plan, op_sel: u32) -> MalformedJournal 
         ));
     }
     for &(d, p, v) in &value_level {
-        let detail = apply_value(
-            d,
-            p,
-            v,
-            &mut values,
-            &base.session_id,
-            &base.run_id,
-            trace,
-            &ids,
-        );
+        let detail = apply_value(d, p, v, values, base);
         details.push((p, d, detail));
     }
+    details
+}
 
-    // Text-level defects: placeholders now, raw bytes at write time.
-    let mut raws: Vec<Vec<(String, Vec<u8>)>> = vec![Vec::new(); n];
-    let mut bom = vec![false; n];
-    let mut line_junk: Vec<Option<(Vec<u8>, Vec<u8>)>> = vec![None; n];
-    let mut whole_line: Vec<Option<Vec<u8>>> = vec![None; n];
+/// The text-level defects of each slot: raw placeholders for the writer, a BOM, text
+/// around the object, or a whole replacement line.
+struct TextDefects {
+    raws: Vec<Vec<(String, Vec<u8>)>>,
+    bom: Vec<bool>,
+    line_junk: Vec<Option<(Vec<u8>, Vec<u8>)>>,
+    whole_line: Vec<Option<Vec<u8>>>,
+}
+
+/// The text-level defects: placeholders now, raw bytes at write time.
+fn plant_text_defects(plan: &Plan, values: &mut [Value], details: &mut Details) -> TextDefects {
+    let n = values.len();
+    let mut text = TextDefects {
+        raws: vec![Vec::new(); n],
+        bom: vec![false; n],
+        line_junk: vec![None; n],
+        whole_line: vec![None; n],
+    };
     for (p, list) in plan.on.iter().enumerate() {
         for &(d, v) in list {
-            let detail = match d {
-                Defect::Bom => {
-                    bom[p] = true;
-                    "line starts with EF BB BF".to_owned()
-                }
-                Defect::InvalidUtf8 => {
-                    let bad = BAD_UTF8[v as usize % BAD_UTF8.len()];
-                    let mut raw = b"\"a".to_vec();
-                    raw.extend_from_slice(bad);
-                    raw.extend_from_slice(b"b\"");
-                    inject(&mut values[p], &mut raws[p], raw, v);
-                    format!("bytes {bad:02x?} inside a string")
-                }
-                Defect::InvalidJson => {
-                    // A whole-line replacement would erase other defects of the line;
-                    // use it only when the line has no other defect but a BOM.
-                    let alone = list.iter().all(|&(x, _)| x == d || x == Defect::Bom);
-                    let kinds = INVALID_TOKENS.len()
-                        + LINE_JUNK.len()
-                        + if alone { WHOLE_LINES.len() } else { 0 };
-                    let k = v as usize % kinds;
-                    if k < INVALID_TOKENS.len() {
-                        let t = INVALID_TOKENS[k];
-                        inject(&mut values[p], &mut raws[p], t.as_bytes().to_vec(), v / 7);
-                        format!("value {}", crate::error::shorten(t.as_bytes(), 30))
-                    } else if k < INVALID_TOKENS.len() + LINE_JUNK.len() {
-                        let (pre, post) = LINE_JUNK[k - INVALID_TOKENS.len()];
-                        line_junk[p] = Some((pre.as_bytes().to_vec(), post.as_bytes().to_vec()));
-                        format!("text {pre:?} before and {post:?} after the object")
-                    } else {
-                        let w = WHOLE_LINES[k - INVALID_TOKENS.len() - LINE_JUNK.len()];
-                        whole_line[p] = Some(w.as_bytes().to_vec());
-                        format!("line is {w:?}")
-                    }
-                }
-                Defect::DuplicateKey => duplicate_key(&mut values[p], &mut raws[p], v),
-                Defect::LoneSurrogate => {
-                    let t = LONE[v as usize % LONE.len()];
-                    if (v / 8) % 2 == 1 {
-                        inject_key(&mut values[p], &mut raws[p], t.as_bytes().to_vec());
-                        format!("key {t}")
-                    } else {
-                        inject(&mut values[p], &mut raws[p], t.as_bytes().to_vec(), v / 16);
-                        format!("string {t}")
-                    }
-                }
-                Defect::NumberOutOfRange => {
-                    let t = out_of_range_number(v);
-                    let short = crate::error::shorten(t.as_bytes(), 24);
-                    inject(&mut values[p], &mut raws[p], t.into_bytes(), v / 8);
-                    format!("number {short}")
-                }
-                Defect::NestingTooDeep => {
-                    let extra = (v % 3) as usize;
-                    // Injected as a member of the event object (depth 1) or of a
-                    // wrapping array (depth 1): k containers reach depth 1 + k.
-                    let k = MAX_DEPTH + extra;
-                    let objects = (v / 3) % 2 == 1;
-                    let mut t = String::new();
-                    for _ in 0..k {
-                        t.push_str(if objects { "{\"a\":" } else { "[" });
-                    }
-                    t.push('0');
-                    for _ in 0..k {
-                        t.push(if objects { '}' } else { ']' });
-                    }
-                    inject(&mut values[p], &mut raws[p], t.into_bytes(), 0);
-                    format!(
-                        "{} nested {}",
-                        k,
-                        if objects { "objects" } else { "arrays" }
-                    )
-                }
-                Defect::TornLastLine => "last line cut mid-object, no final newline".to_owned(),
-                _ => continue,
-            };
-            details.push((p, d, detail));
+            if let Some(detail) = text_defect(d, v, list, p, values, &mut text) {
+                details.push((p, d, detail));
+            }
         }
     }
+    text
+}
 
-    // Write the lines.
+/// Plant text-level defect `d` (variant `v`) on slot `p`, whose defects are `list`;
+/// `None` for a defect that is not text-level.
+fn text_defect(
+    d: Defect,
+    v: u32,
+    list: &[(Defect, u32)],
+    p: usize,
+    values: &mut [Value],
+    text: &mut TextDefects,
+) -> Option<String> {
+    Some(match d {
+        Defect::Bom => {
+            text.bom[p] = true;
+            "line starts with EF BB BF".to_owned()
+        }
+        Defect::InvalidUtf8 => {
+            let bad = BAD_UTF8[v as usize % BAD_UTF8.len()];
+            let mut raw = b"\"a".to_vec();
+            raw.extend_from_slice(bad);
+            raw.extend_from_slice(b"b\"");
+            inject(&mut values[p], &mut text.raws[p], raw, v);
+            format!("bytes {bad:02x?} inside a string")
+        }
+        Defect::InvalidJson => {
+            // A whole-line replacement would erase other defects of the line;
+            // use it only when the line has no other defect but a BOM.
+            let alone = list.iter().all(|&(x, _)| x == d || x == Defect::Bom);
+            let kinds =
+                INVALID_TOKENS.len() + LINE_JUNK.len() + if alone { WHOLE_LINES.len() } else { 0 };
+            let k = v as usize % kinds;
+            if k < INVALID_TOKENS.len() {
+                let t = INVALID_TOKENS[k];
+                inject(
+                    &mut values[p],
+                    &mut text.raws[p],
+                    t.as_bytes().to_vec(),
+                    v / 7,
+                );
+                format!("value {}", crate::error::shorten(t.as_bytes(), 30))
+            } else if k < INVALID_TOKENS.len() + LINE_JUNK.len() {
+                let (pre, post) = LINE_JUNK[k - INVALID_TOKENS.len()];
+                text.line_junk[p] = Some((pre.as_bytes().to_vec(), post.as_bytes().to_vec()));
+                format!("text {pre:?} before and {post:?} after the object")
+            } else {
+                let w = WHOLE_LINES[k - INVALID_TOKENS.len() - LINE_JUNK.len()];
+                text.whole_line[p] = Some(w.as_bytes().to_vec());
+                format!("line is {w:?}")
+            }
+        }
+        Defect::DuplicateKey => duplicate_key(&mut values[p], &mut text.raws[p], v),
+        Defect::LoneSurrogate => {
+            let t = LONE[v as usize % LONE.len()];
+            if (v / 8) % 2 == 1 {
+                inject_key(&mut values[p], &mut text.raws[p], t.as_bytes().to_vec());
+                format!("key {t}")
+            } else {
+                inject(
+                    &mut values[p],
+                    &mut text.raws[p],
+                    t.as_bytes().to_vec(),
+                    v / 16,
+                );
+                format!("string {t}")
+            }
+        }
+        Defect::NumberOutOfRange => {
+            let t = out_of_range_number(v);
+            let short = crate::error::shorten(t.as_bytes(), 24);
+            inject(&mut values[p], &mut text.raws[p], t.into_bytes(), v / 8);
+            format!("number {short}")
+        }
+        Defect::NestingTooDeep => {
+            let extra = (v % 3) as usize;
+            // Injected as a member of the event object (depth 1) or of a
+            // wrapping array (depth 1): k containers reach depth 1 + k.
+            let k = MAX_DEPTH + extra;
+            let objects = (v / 3) % 2 == 1;
+            let mut t = String::new();
+            for _ in 0..k {
+                t.push_str(if objects { "{\"a\":" } else { "[" });
+            }
+            t.push('0');
+            for _ in 0..k {
+                t.push(if objects { '}' } else { ']' });
+            }
+            inject(&mut values[p], &mut text.raws[p], t.into_bytes(), 0);
+            format!(
+                "{} nested {}",
+                k,
+                if objects { "objects" } else { "arrays" }
+            )
+        }
+        Defect::TornLastLine => "last line cut mid-object, no final newline".to_owned(),
+        _ => return None,
+    })
+}
+
+/// The journal as written: its bytes and where each event and blank line landed.
+struct Written {
+    bytes: Vec<u8>,
+    /// The 1-based line of each slot's event.
+    event_line: Vec<u64>,
+    /// `(line, variant)` of each blank line.
+    blank_lines: Vec<(u64, u32)>,
+    torn_detail: String,
+}
+
+/// Write the lines: blank lines where planned, each event in the base's style with its
+/// text-level defects, the last one torn if planned.
+fn write_lines(
+    base: &GeneratedJournal,
+    plan: &Plan,
+    values: &[Value],
+    text: &TextDefects,
+) -> Written {
+    let n = values.len();
+    let TextDefects {
+        raws,
+        bom,
+        line_junk,
+        whole_line,
+    } = text;
     let style = &base.style;
     let mut lines: Vec<Vec<u8>> = Vec::with_capacity(n + plan.blanks.len());
     let mut event_line: Vec<u64> = vec![0; n];
@@ -787,7 +875,18 @@ fn apply(base: &GeneratedJournal, plan: &Plan, op_sel: u32) -> MalformedJournal 
         }
     }
 
-    // The label.
+    Written {
+        bytes,
+        event_line,
+        blank_lines,
+        torn_detail,
+    }
+}
+
+/// The label: the first violation by line, then stage (`J-ORDER-1`), else the first
+/// operation defect (`O-ORDER-1`); every code the journal may report.
+fn label(plan: &Plan, values: &[Value], written: &Written, op: &Operation) -> Expected {
+    let event_line = &written.event_line;
     let mut violations: Vec<Violation> = Vec::new();
     for (p, list) in plan.on.iter().enumerate() {
         for &(d, _) in list {
@@ -805,7 +904,7 @@ fn apply(base: &GeneratedJournal, plan: &Plan, op_sel: u32) -> MalformedJournal 
             });
         }
     }
-    for &(line, _) in &blank_lines {
+    for &(line, _) in &written.blank_lines {
         violations.push(Violation {
             line,
             stage: Stage::Blank,
@@ -823,7 +922,7 @@ fn apply(base: &GeneratedJournal, plan: &Plan, op_sel: u32) -> MalformedJournal 
     for d in &op_defects {
         push_unique(&mut codes, d.code());
     }
-    let expected = if let Some(v) = violations.first() {
+    if let Some(v) = violations.first() {
         Expected {
             codes,
             code: v.code,
@@ -832,7 +931,7 @@ fn apply(base: &GeneratedJournal, plan: &Plan, op_sel: u32) -> MalformedJournal 
         }
     } else {
         let d = op_defects[0];
-        let sequence = match (&op, d) {
+        let sequence = match (op, d) {
             (Operation::Replay { until }, Defect::UntilOutOfRange)
             | (Operation::Fingerprint { until }, Defect::UntilOutOfRange) => *until,
             (Operation::Branch { at, .. }, Defect::AtOutOfRange) => Some(*at),
@@ -844,35 +943,6 @@ fn apply(base: &GeneratedJournal, plan: &Plan, op_sel: u32) -> MalformedJournal 
             line: None,
             sequence,
         }
-    };
-
-    for (p, d, detail) in details {
-        let detail = if d == Defect::TornLastLine {
-            torn_detail.clone()
-        } else {
-            detail
-        };
-        planted.push(Planted {
-            defect: d,
-            line: Some(event_line[p]),
-            detail,
-        });
-    }
-    for (line, v) in blank_lines {
-        planted.push(Planted {
-            defect: Defect::BlankLine,
-            line: Some(line),
-            detail: format!("line is {:?}", BLANKS[v as usize % BLANKS.len()]),
-        });
-    }
-
-    MalformedJournal {
-        bytes,
-        profile,
-        op,
-        planted: sort_planted(planted),
-        expected,
-        base_events: n,
     }
 }
 
@@ -1041,17 +1111,16 @@ fn other_text(s: &str, v: u32) -> String {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Plant value-level defect `d` (variant `v`) on the event in slot `p`; returns what
+/// was done.
 fn apply_value(
     d: Defect,
     p: usize,
     v: u32,
     values: &mut [Value],
-    session: &str,
-    run: &str,
-    trace: bool,
-    ids: &dyn Fn(&[Value], usize) -> String,
+    base: &GeneratedJournal,
 ) -> String {
+    let trace = base.profile == JournalProfile::Trace01;
     match d {
         Defect::SequenceGap => {
             let (seq, text) = gap_value(p, v, trace);
@@ -1067,6 +1136,40 @@ fn apply_value(
             set(&mut values[p], "sequence", Value::from_u64(p as u64 - 1));
             format!("sequence {} repeated", p - 1)
         }
+        Defect::MixedSession
+        | Defect::MixedRun
+        | Defect::ForwardParent
+        | Defect::DanglingParent
+        | Defect::SelfParent
+        | Defect::DuplicateEventId => identity_defect(d, p, v, values, base),
+        Defect::InvalidPayload => invalid_payload(p, v, values),
+        Defect::MissingField => missing_field(p, v, values),
+        Defect::IllTypedField => ill_typed_envelope_field(p, v, values),
+        Defect::ProfileViolation => profile_violation(&mut values[p], v).to_owned(),
+        other => format!("{other}"),
+    }
+}
+
+/// The event id of the event in slot `q` (empty when it has none).
+fn event_id_at(values: &[Value], q: usize) -> String {
+    values[q]
+        .get("event_id")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned()
+}
+
+/// `J-SESSION-1`, `J-RUN-1`, `J-PARENT-1` and `J-ID-1` defects: another session or run
+/// id, a parent that names a later event, no event or the event itself, a reused id.
+fn identity_defect(
+    d: Defect,
+    p: usize,
+    v: u32,
+    values: &mut [Value],
+    base: &GeneratedJournal,
+) -> String {
+    let (session, run) = (base.session_id.as_str(), base.run_id.as_str());
+    match d {
         Defect::MixedSession => {
             let s = other_text(session, v);
             set(&mut values[p], "session_id", Value::String(s.clone()));
@@ -1081,7 +1184,7 @@ fn apply_value(
         }
         Defect::ForwardParent => {
             let later = p + 1 + (v as usize % (values.len() - p - 1));
-            let target = ids(values, later);
+            let target = event_id_at(values, later);
             set(
                 &mut values[p],
                 "parent_event_id",
@@ -1099,7 +1202,7 @@ fn apply_value(
             format!("parent {ghost:?} names no event")
         }
         Defect::SelfParent => {
-            let own = ids(values, p);
+            let own = event_id_at(values, p);
             set(
                 &mut values[p],
                 "parent_event_id",
@@ -1109,193 +1212,200 @@ fn apply_value(
         }
         Defect::DuplicateEventId => {
             let q = v as usize % p;
-            let id = ids(values, q);
+            let id = event_id_at(values, q);
             set(&mut values[p], "event_id", Value::String(id.clone()));
             format!("event_id {id:?} of position {q} reused")
         }
-        Defect::InvalidPayload => {
-            let (ty, field) = [
-                ("user.message", "content"),
-                ("model.response", "content"),
-                ("model.response", "accumulated"),
-                ("session.stop", "reason"),
-            ][v as usize % 4];
-            let bad = match (v / 4) % 7 {
-                0 => Value::Null,
-                1 => Value::from_u64(0),
-                2 => Value::Number(Number::Float(1.5)),
-                3 => Value::Bool(true),
-                4 => Value::Array(vec![]),
-                5 => Value::object([("text", Value::from("hi"))]),
-                _ => Value::Array(vec![Value::from("hi")]),
-            };
-            let kind = bad.kind();
-            set(&mut values[p], "type", Value::from(ty));
-            if let Some(payload) = member_mut(&mut values[p], "payload") {
-                if field == "accumulated" {
-                    // The final-event shape: no content, final true.
-                    remove(payload, "content");
-                    set(payload, "final", Value::Bool(true));
-                }
-                set(payload, field, bad);
-            }
-            format!("payload.{field} of a {ty} is {kind}")
-        }
-        Defect::MissingField => {
-            let field = [
-                "event_id",
-                "session_id",
-                "sequence",
-                "type",
-                "payload",
-                "provenance",
-                "provenance.run_id",
-            ][v as usize % 7];
-            if field == "provenance.run_id" {
-                if let Some(prov) = member_mut(&mut values[p], "provenance") {
-                    remove(prov, "run_id");
-                }
-            } else {
-                remove(&mut values[p], field);
-            }
-            format!("no `{field}`")
-        }
-        Defect::IllTypedField => {
-            let field = [
-                "event_id",
-                "session_id",
-                "sequence",
-                "type",
-                "payload",
-                "provenance",
-                "provenance.run_id",
-                "parent_event_id",
-                "(event)",
-            ][v as usize % 9];
-            let w = v / 9;
-            let bad = match field {
-                "sequence" => match w % 6 {
-                    0 => Value::String(p.to_string()),
-                    1 => Value::Number(Number::Float(p as f64)),
-                    2 => Value::Null,
-                    3 => Value::Bool(false),
-                    4 => Value::Array(vec![Value::from_u64(p as u64)]),
-                    _ => Value::Number(Number::Float(p as f64 + 0.5)),
-                },
-                "payload" | "provenance" => match w % 5 {
-                    0 => Value::Null,
-                    1 => Value::Array(vec![]),
-                    2 => Value::from("{}"),
-                    3 => Value::from_u64(1),
-                    _ => Value::Bool(true),
-                },
-                _ => bad_string_value(w),
-            };
-            let kind = bad.kind();
-            match field {
-                "(event)" => {
-                    let old = std::mem::replace(&mut values[p], Value::Null);
-                    // Wrapping adds a level: not for an event already at the limit.
-                    let wrap = super::values::depth(&old) < MAX_DEPTH;
-                    values[p] = match w % 5 {
-                        0 if wrap => Value::Array(vec![old]),
-                        0 => Value::from("event"),
-                        1 => Value::from("event"),
-                        2 => Value::from_u64(p as u64),
-                        3 => Value::Null,
-                        _ => Value::Bool(true),
-                    };
-                    return format!("the event is {}", values[p].kind());
-                }
-                "provenance.run_id" => {
-                    if let Some(prov) = member_mut(&mut values[p], "provenance") {
-                        set(prov, "run_id", bad);
-                    }
-                }
-                f => set(&mut values[p], f, bad),
-            }
-            format!("`{field}` is {kind}")
-        }
-        Defect::ProfileViolation => {
-            let k = v as usize % 14;
-            let ev = &mut values[p];
-            let what = match k {
-                0 => {
-                    set(ev, "trace_version", Value::from("0.2.0"));
-                    "trace_version 0.2.0"
-                }
-                1 => {
-                    remove(ev, "timestamp");
-                    "no timestamp"
-                }
-                2 => {
-                    set(ev, "timestamp", Value::from("2026-02-30T00:00:00Z"));
-                    "timestamp on February 30"
-                }
-                3 => {
-                    set(ev, "timestamp", Value::from("2026-08-10 00:00:00Z"));
-                    "timestamp without T"
-                }
-                4 => {
-                    set(ev, "type", Value::from("custom.event"));
-                    "type outside the enum"
-                }
-                5 => {
-                    if let Some(a) = member_mut(ev, "actor") {
-                        set(a, "kind", Value::from("robot"));
-                    }
-                    "actor.kind robot"
-                }
-                6 => {
-                    set(ev, "x-extra", Value::from_u64(1));
-                    "extra top-level field"
-                }
-                7 => {
-                    if let Some(pr) = member_mut(ev, "provenance") {
-                        set(pr, "agent_id", Value::from("Bad_ID"));
-                    }
-                    "provenance.agent_id not a stable id"
-                }
-                8 => {
-                    if let Some(pr) = member_mut(ev, "provenance") {
-                        remove(pr, "snapshot_id");
-                    }
-                    "no provenance.snapshot_id"
-                }
-                9 => {
-                    if let Some(pr) = member_mut(ev, "provenance") {
-                        set(pr, "harness_mode", Value::from("live"));
-                    }
-                    "provenance.harness_mode live"
-                }
-                10 => {
-                    if let Some(r) = member_mut(ev, "redaction") {
-                        set(
-                            r,
-                            "fields",
-                            Value::Array(vec![Value::from("a"), Value::from("a")]),
-                        );
-                    }
-                    "redaction.fields repeats an item"
-                }
-                11 => {
-                    set(ev, "duration_ms", Value::Number(Number::Float(-0.5)));
-                    "duration_ms negative"
-                }
-                12 => {
-                    set(ev, "duration_ms", Value::from("5"));
-                    "duration_ms a string"
-                }
-                _ => {
-                    // P-TRACE-3 comes before J-SEQ-1.
-                    set(ev, "sequence", Value::from_i64(-1));
-                    "sequence -1"
-                }
-            };
-            what.to_owned()
-        }
-        other => format!("{other}"),
+        other => unreachable!("{other} is not an identity defect"),
     }
+}
+
+/// `R-TYPE-1`: a payload field the reducer reads holds a non-string.
+fn invalid_payload(p: usize, v: u32, values: &mut [Value]) -> String {
+    let (ty, field) = [
+        ("user.message", "content"),
+        ("model.response", "content"),
+        ("model.response", "accumulated"),
+        ("session.stop", "reason"),
+    ][v as usize % 4];
+    let bad = match (v / 4) % 7 {
+        0 => Value::Null,
+        1 => Value::from_u64(0),
+        2 => Value::Number(Number::Float(1.5)),
+        3 => Value::Bool(true),
+        4 => Value::Array(vec![]),
+        5 => Value::object([("text", Value::from("hi"))]),
+        _ => Value::Array(vec![Value::from("hi")]),
+    };
+    let kind = bad.kind();
+    set(&mut values[p], "type", Value::from(ty));
+    if let Some(payload) = member_mut(&mut values[p], "payload") {
+        if field == "accumulated" {
+            // The final-event shape: no content, final true.
+            remove(payload, "content");
+            set(payload, "final", Value::Bool(true));
+        }
+        set(payload, field, bad);
+    }
+    format!("payload.{field} of a {ty} is {kind}")
+}
+
+/// `E-ENV-1`: a required envelope field is missing.
+fn missing_field(p: usize, v: u32, values: &mut [Value]) -> String {
+    let field = [
+        "event_id",
+        "session_id",
+        "sequence",
+        "type",
+        "payload",
+        "provenance",
+        "provenance.run_id",
+    ][v as usize % 7];
+    if field == "provenance.run_id" {
+        if let Some(prov) = member_mut(&mut values[p], "provenance") {
+            remove(prov, "run_id");
+        }
+    } else {
+        remove(&mut values[p], field);
+    }
+    format!("no `{field}`")
+}
+
+/// `E-*`: an envelope field (or the event itself) has the wrong JSON type.
+fn ill_typed_envelope_field(p: usize, v: u32, values: &mut [Value]) -> String {
+    let field = [
+        "event_id",
+        "session_id",
+        "sequence",
+        "type",
+        "payload",
+        "provenance",
+        "provenance.run_id",
+        "parent_event_id",
+        "(event)",
+    ][v as usize % 9];
+    let w = v / 9;
+    let bad = match field {
+        "sequence" => match w % 6 {
+            0 => Value::String(p.to_string()),
+            1 => Value::Number(Number::Float(p as f64)),
+            2 => Value::Null,
+            3 => Value::Bool(false),
+            4 => Value::Array(vec![Value::from_u64(p as u64)]),
+            _ => Value::Number(Number::Float(p as f64 + 0.5)),
+        },
+        "payload" | "provenance" => match w % 5 {
+            0 => Value::Null,
+            1 => Value::Array(vec![]),
+            2 => Value::from("{}"),
+            3 => Value::from_u64(1),
+            _ => Value::Bool(true),
+        },
+        _ => bad_string_value(w),
+    };
+    let kind = bad.kind();
+    match field {
+        "(event)" => {
+            let old = std::mem::replace(&mut values[p], Value::Null);
+            // Wrapping adds a level: not for an event already at the limit.
+            let wrap = super::values::depth(&old) < MAX_DEPTH;
+            values[p] = match w % 5 {
+                0 if wrap => Value::Array(vec![old]),
+                0 => Value::from("event"),
+                1 => Value::from("event"),
+                2 => Value::from_u64(p as u64),
+                3 => Value::Null,
+                _ => Value::Bool(true),
+            };
+            return format!("the event is {}", values[p].kind());
+        }
+        "provenance.run_id" => {
+            if let Some(prov) = member_mut(&mut values[p], "provenance") {
+                set(prov, "run_id", bad);
+            }
+        }
+        f => set(&mut values[p], f, bad),
+    }
+    format!("`{field}` is {kind}")
+}
+
+/// `P-TRACE-*`: the event breaks the Trace 0.1 schema in one of 14 ways.
+fn profile_violation(ev: &mut Value, v: u32) -> &'static str {
+    let k = v as usize % 14;
+    let what = match k {
+        0 => {
+            set(ev, "trace_version", Value::from("0.2.0"));
+            "trace_version 0.2.0"
+        }
+        1 => {
+            remove(ev, "timestamp");
+            "no timestamp"
+        }
+        2 => {
+            set(ev, "timestamp", Value::from("2026-02-30T00:00:00Z"));
+            "timestamp on February 30"
+        }
+        3 => {
+            set(ev, "timestamp", Value::from("2026-08-10 00:00:00Z"));
+            "timestamp without T"
+        }
+        4 => {
+            set(ev, "type", Value::from("custom.event"));
+            "type outside the enum"
+        }
+        5 => {
+            if let Some(a) = member_mut(ev, "actor") {
+                set(a, "kind", Value::from("robot"));
+            }
+            "actor.kind robot"
+        }
+        6 => {
+            set(ev, "x-extra", Value::from_u64(1));
+            "extra top-level field"
+        }
+        7 => {
+            if let Some(pr) = member_mut(ev, "provenance") {
+                set(pr, "agent_id", Value::from("Bad_ID"));
+            }
+            "provenance.agent_id not a stable id"
+        }
+        8 => {
+            if let Some(pr) = member_mut(ev, "provenance") {
+                remove(pr, "snapshot_id");
+            }
+            "no provenance.snapshot_id"
+        }
+        9 => {
+            if let Some(pr) = member_mut(ev, "provenance") {
+                set(pr, "harness_mode", Value::from("live"));
+            }
+            "provenance.harness_mode live"
+        }
+        10 => {
+            if let Some(r) = member_mut(ev, "redaction") {
+                set(
+                    r,
+                    "fields",
+                    Value::Array(vec![Value::from("a"), Value::from("a")]),
+                );
+            }
+            "redaction.fields repeats an item"
+        }
+        11 => {
+            set(ev, "duration_ms", Value::Number(Number::Float(-0.5)));
+            "duration_ms negative"
+        }
+        12 => {
+            set(ev, "duration_ms", Value::from("5"));
+            "duration_ms a string"
+        }
+        _ => {
+            // P-TRACE-3 comes before J-SEQ-1.
+            set(ev, "sequence", Value::from_i64(-1));
+            "sequence -1"
+        }
+    };
+    what
 }
 
 /// A sequence that is not `p`: `(literal, description)`.

@@ -55,11 +55,11 @@
 //!
 //! ```
 //! use journal_conformance::generate::{malformed_journal, Defect, GenConfig};
-//! use journal_conformance::{journal::ReadError, ops};
+//! use journal_conformance::{error::ReadError, ops};
 //! use proptest::prelude::*;
 //!
 //! proptest!(ProptestConfig::with_cases(16), |(m in malformed_journal(Defect::SequenceGap, &GenConfig::default()))| {
-//!     match ops::execute(&m.op, &m.bytes, m.profile) {
+//!     match ops::execute(&m.op, &m.bytes, m.profile.into()) {
 //!         Err(ReadError::Invalid(e)) => prop_assert!(m.expected.matches(&e), "{e:?}"),
 //!         other => prop_assert!(false, "expected {:?}, got {other:?}", m.expected),
 //!     }

@@ -14,7 +14,7 @@
 use proptest::collection::vec;
 use proptest::prelude::*;
 
-use crate::event::Profile;
+use crate::event::JournalProfile;
 use crate::json::Value;
 use crate::store::StoreStep;
 use crate::tree::{Step, Tree};
@@ -353,7 +353,7 @@ fn store_op() -> impl Strategy<Value = StoreOp> {
 pub struct StoreCase {
     pub initial: Vec<u8>,
     pub steps: Vec<StoreStep>,
-    pub profile: Profile,
+    pub profile: JournalProfile,
     pub origin: String,
 }
 

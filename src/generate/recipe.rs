@@ -11,7 +11,7 @@
 
 use arbitrary::Arbitrary;
 
-use crate::event::Profile;
+use crate::event::JournalProfile;
 
 /// The shape of `parent_event_id` links across a journal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Arbitrary)]
@@ -345,11 +345,11 @@ pub struct JournalRecipe {
 }
 
 impl JournalRecipe {
-    pub fn profile(&self) -> Profile {
+    pub fn profile(&self) -> JournalProfile {
         if self.trace01 {
-            Profile::Trace01
+            JournalProfile::Trace01
         } else {
-            Profile::Core
+            JournalProfile::Core
         }
     }
 }
@@ -456,7 +456,7 @@ pub struct GenConfig {
     /// Number of events, both ends inclusive. The strategy draws this many units;
     /// streams are cut to stay within the maximum.
     pub events: std::ops::RangeInclusive<usize>,
-    pub profile: Profile,
+    pub profile: JournalProfile,
     pub weights: TypeWeights,
     /// `None`: every journal picks a shape.
     pub parents: Option<ParentShape>,
@@ -472,7 +472,7 @@ impl Default for GenConfig {
     fn default() -> Self {
         GenConfig {
             events: 1..=16,
-            profile: Profile::Core,
+            profile: JournalProfile::Core,
             weights: TypeWeights::default(),
             parents: None,
             richness: Richness::Hard,
@@ -484,7 +484,7 @@ impl Default for GenConfig {
 
 impl GenConfig {
     /// The default configuration for `profile`.
-    pub fn with_profile(profile: Profile) -> GenConfig {
+    pub fn with_profile(profile: JournalProfile) -> GenConfig {
         GenConfig {
             profile,
             ..GenConfig::default()
@@ -503,7 +503,7 @@ impl GenConfig {
     /// The builders accept any recipe; this only makes it match the config.
     pub fn conform(&self, mut r: JournalRecipe) -> JournalRecipe {
         let (min, max) = self.bounds();
-        r.trace01 = self.profile == Profile::Trace01;
+        r.trace01 = self.profile == JournalProfile::Trace01;
         if let Some(shape) = self.parents {
             r.parents = shape;
         }

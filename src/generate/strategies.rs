@@ -16,7 +16,7 @@ use super::recipe::{
 };
 use super::valid::{self, GeneratedJournal};
 use super::values::{HARD_NUMBERS, HARD_STRINGS};
-use crate::event::Profile;
+use crate::event::JournalProfile;
 
 /// Characters that are individually hard for writers and parsers.
 const HARD_CHARS: &[char] = &[
@@ -306,7 +306,7 @@ pub fn journal_recipe(cfg: &GenConfig) -> BoxedStrategy<JournalRecipe> {
             IdStyle::Numeric,
         ][..],
     );
-    let trace01 = cfg.profile == Profile::Trace01;
+    let trace01 = cfg.profile == JournalProfile::Trace01;
     let r = cfg.richness;
     (
         parents,

@@ -4,7 +4,7 @@
 //! reducer).
 
 use crate::branch::SessionBranch;
-use crate::event::Profile;
+use crate::event::JournalProfile;
 use crate::fingerprint;
 use crate::json::{Number, Value};
 use crate::profile::{ACTOR_KINDS, HARNESS_MODES, REDACTION_STATUS, TRACE_TYPES};
@@ -47,7 +47,7 @@ pub struct StreamInfo {
 /// as bytes, and the expected outcome, all from the generator's own knowledge.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GeneratedJournal {
-    pub profile: Profile,
+    pub profile: JournalProfile,
     pub session_id: String,
     pub run_id: String,
     /// The events, in journal order (sequence `i` at index `i`).
@@ -316,52 +316,29 @@ impl Builder<'_> {
                 delta_final,
                 partial,
                 accumulated,
-            } => {
-                let n = deltas.len().min(self.room() - 1);
-                let mut so_far = String::new();
-                let mut info = StreamInfo {
-                    deltas: Vec::new(),
-                    final_index: 0,
-                    accumulated: String::new(),
-                };
-                for (j, d) in deltas[..n].iter().enumerate() {
-                    let d = clean(d);
-                    so_far.push_str(&d);
-                    let mut p = vec![
-                        ("delta".to_owned(), Value::String(d)),
-                        ("index".to_owned(), Value::from_u64(j as u64)),
-                    ];
-                    match delta_final {
-                        DeltaFinal::False => p.push(("final".into(), Value::Bool(false))),
-                        DeltaFinal::Absent => {}
-                        DeltaFinal::NotTrue(k) => p.push(("final".into(), not_true(*k))),
-                    }
-                    if *partial {
-                        p.push(("accumulated".into(), Value::String(so_far.clone())));
-                    }
-                    extra(&mut p);
-                    info.deltas.push(self.j.events.len());
-                    self.push(u, j as u32, "model.response", p, Effect::None);
-                }
-                let mut p = vec![
-                    ("index".to_owned(), Value::from_u64(n as u64)),
-                    ("final".to_owned(), Value::Bool(true)),
-                ];
-                let acc = match accumulated {
-                    Accumulated::Concat => Some(so_far),
-                    Accumulated::Missing => None,
-                    Accumulated::Other(s) => Some(clean(s)),
-                };
-                if let Some(a) = &acc {
-                    p.push(("accumulated".into(), Value::String(a.clone())));
+            } => self.stream(u, deltas, *delta_final, *partial, accumulated),
+            UnitKind::ToolRequest { .. } | UnitKind::ToolResult { .. } => self.tool(u),
+            UnitKind::Unknown { name, content } => {
+                let ty = self.unknown_type(name);
+                let mut p = Vec::new();
+                if let Some(c) = content {
+                    p.push(("content".to_owned(), values::build(c, 2)));
                 }
                 extra(&mut p);
-                let text = acc.unwrap_or_default();
-                info.final_index = self.j.events.len();
-                info.accumulated = text.clone();
-                self.push(u, n as u32, "model.response", p, Effect::Assistant(text));
-                self.j.streams.push(info);
+                self.push(u, 0, &ty, p, Effect::None);
             }
+            UnitKind::ReplayRecord | UnitKind::BranchRecord { .. } => self.record(u),
+        }
+    }
+
+    /// A `tool.request`, or a `tool.result` whose whole payload the projection takes
+    /// (`R-TOOL-1`).
+    fn tool(&mut self, u: &UnitRecipe) {
+        let extra = |payload: &mut Vec<(String, Value)>| {
+            values::extend_members(payload, &u.extra, RESERVED, 2);
+        };
+        let i = self.j.events.len();
+        match &u.kind {
             UnitKind::ToolRequest { tool, arguments } => {
                 let args = values::build(arguments, 0);
                 let mut p = vec![
@@ -389,15 +366,15 @@ impl Builder<'_> {
                 let effect = Effect::Tool(Value::Object(p.clone()));
                 self.push(u, 0, "tool.result", p, effect);
             }
-            UnitKind::Unknown { name, content } => {
-                let ty = self.unknown_type(name);
-                let mut p = Vec::new();
-                if let Some(c) = content {
-                    p.push(("content".to_owned(), values::build(c, 2)));
-                }
-                extra(&mut p);
-                self.push(u, 0, &ty, p, Effect::None);
-            }
+            _ => unreachable!("not a tool unit"),
+        }
+    }
+
+    /// A `session.replay` or `session.branch` observation record (`R-OTHER-1`: only
+    /// fingerprinted).
+    fn record(&mut self, u: &UnitRecipe) {
+        let i = self.j.events.len();
+        match &u.kind {
             UnitKind::ReplayRecord => {
                 let p = vec![
                     ("applied_events".to_owned(), Value::from_u64(i as u64)),
@@ -428,7 +405,67 @@ impl Builder<'_> {
                 ];
                 self.push(u, 0, "session.branch", p, Effect::None);
             }
+            _ => unreachable!("not a record unit"),
         }
+    }
+
+    /// A stream (`R-STREAM-1`): deltas that contribute nothing, then one final
+    /// response whose `accumulated` is the assistant message.
+    fn stream(
+        &mut self,
+        u: &UnitRecipe,
+        deltas: &[String],
+        delta_final: DeltaFinal,
+        partial: bool,
+        accumulated: &Accumulated,
+    ) {
+        let extra = |payload: &mut Vec<(String, Value)>| {
+            values::extend_members(payload, &u.extra, RESERVED, 2);
+        };
+        let n = deltas.len().min(self.room() - 1);
+        let mut so_far = String::new();
+        let mut info = StreamInfo {
+            deltas: Vec::new(),
+            final_index: 0,
+            accumulated: String::new(),
+        };
+        for (j, d) in deltas[..n].iter().enumerate() {
+            let d = clean(d);
+            so_far.push_str(&d);
+            let mut p = vec![
+                ("delta".to_owned(), Value::String(d)),
+                ("index".to_owned(), Value::from_u64(j as u64)),
+            ];
+            match delta_final {
+                DeltaFinal::False => p.push(("final".into(), Value::Bool(false))),
+                DeltaFinal::Absent => {}
+                DeltaFinal::NotTrue(k) => p.push(("final".into(), not_true(k))),
+            }
+            if partial {
+                p.push(("accumulated".into(), Value::String(so_far.clone())));
+            }
+            extra(&mut p);
+            info.deltas.push(self.j.events.len());
+            self.push(u, j as u32, "model.response", p, Effect::None);
+        }
+        let mut p = vec![
+            ("index".to_owned(), Value::from_u64(n as u64)),
+            ("final".to_owned(), Value::Bool(true)),
+        ];
+        let acc = match accumulated {
+            Accumulated::Concat => Some(so_far),
+            Accumulated::Missing => None,
+            Accumulated::Other(s) => Some(clean(s)),
+        };
+        if let Some(a) = &acc {
+            p.push(("accumulated".into(), Value::String(a.clone())));
+        }
+        extra(&mut p);
+        let text = acc.unwrap_or_default();
+        info.final_index = self.j.events.len();
+        info.accumulated = text.clone();
+        self.push(u, n as u32, "model.response", p, Effect::Assistant(text));
+        self.j.streams.push(info);
     }
 
     fn unknown_type(&self, name: &UnknownType) -> String {

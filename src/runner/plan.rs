@@ -18,7 +18,7 @@ pub fn golden_cases() -> Result<Vec<Case>, String> {
         let profile = doc
             .get("profile")
             .and_then(Value::as_str)
-            .and_then(crate::event::Profile::parse)
+            .and_then(crate::ops::Profile::parse)
             .unwrap_or_default();
         let mut checks = Vec::new();
         for c in doc.get("checks").and_then(Value::as_array).unwrap_or(&[]) {

@@ -7,7 +7,7 @@ use std::io::{self, BufRead, BufReader, Write};
 
 use journal_conformance::canonical;
 use journal_conformance::error::Error;
-use journal_conformance::journal::ReadError;
+use journal_conformance::error::ReadError;
 use journal_conformance::json::Value;
 
 /// Exit status: success.

@@ -15,7 +15,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use journal_conformance::event::Profile;
+use journal_conformance::ops::Profile;
 use journal_conformance::ops::{self, Operation};
 use journal_conformance::tree::{yoagent as dialect, Tree};
 

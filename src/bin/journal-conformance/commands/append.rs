@@ -14,8 +14,8 @@ use std::path::PathBuf;
 use crate::io::{diagnostic, display_name, report, LineLimit};
 use crate::io::{EXIT_INVALID, EXIT_OK, EXIT_USAGE};
 use journal_conformance::canonical;
-use journal_conformance::event::Profile;
-use journal_conformance::journal::ReadError;
+use journal_conformance::error::ReadError;
+use journal_conformance::event::JournalProfile;
 use journal_conformance::json::Value;
 
 /// Arguments of `append`.
@@ -28,7 +28,7 @@ pub struct AppendArgs {
     #[arg(long, default_value_t = 1)]
     pub batch: usize,
     #[arg(long, default_value = "core")]
-    pub profile: Profile,
+    pub profile: JournalProfile,
     #[command(flatten)]
     pub limit: LineLimit,
 }
@@ -56,7 +56,7 @@ fn run_append(
     file: &std::path::Path,
     events: &std::path::Path,
     batch: usize,
-    profile: Profile,
+    profile: JournalProfile,
     max_line_bytes: usize,
 ) -> i32 {
     let name = display_name(file);

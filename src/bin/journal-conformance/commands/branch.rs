@@ -9,8 +9,8 @@
 use std::path::PathBuf;
 
 use crate::io::{display_name, open_input, print_json, report, LineLimit};
-use journal_conformance::event::Profile;
-use journal_conformance::journal::ReadError;
+use journal_conformance::error::ReadError;
+use journal_conformance::event::JournalProfile;
 
 /// Arguments of `branch`.
 #[derive(clap::Args, Debug)]
@@ -22,7 +22,7 @@ pub struct BranchArgs {
     #[arg(long, visible_alias = "branch-id")]
     pub id: String,
     #[arg(long, default_value = "core")]
-    pub profile: Profile,
+    pub profile: JournalProfile,
     #[command(flatten)]
     pub limit: LineLimit,
 }

@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 
 use crate::io::{display_name, open_input, report, LineLimit, EXIT_OK};
-use journal_conformance::journal::ReadError;
+use journal_conformance::error::ReadError;
 use journal_conformance::{canonical, fingerprint, ops};
 
 /// Arguments of `canonical`.

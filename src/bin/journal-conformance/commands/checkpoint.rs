@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 
 use crate::io::{display_name, print_json, report, LineLimit};
-use journal_conformance::event::Profile;
+use journal_conformance::event::JournalProfile;
 use journal_conformance::json::Value;
 
 /// Arguments of `checkpoint`.
@@ -20,7 +20,7 @@ pub struct CheckpointArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     #[arg(long, default_value = "core")]
-    pub profile: Profile,
+    pub profile: JournalProfile,
     #[command(flatten)]
     pub limit: LineLimit,
 }

@@ -8,8 +8,8 @@
 use std::path::PathBuf;
 
 use crate::io::{display_name, open_input, report, LineLimit, EXIT_OK};
-use journal_conformance::event::Profile;
-use journal_conformance::journal::ReadError;
+use journal_conformance::error::ReadError;
+use journal_conformance::event::JournalProfile;
 
 /// Arguments of `fingerprint`.
 #[derive(clap::Args, Debug)]
@@ -18,7 +18,7 @@ pub struct FingerprintArgs {
     #[arg(long, allow_negative_numbers = true)]
     pub until: Option<i64>,
     #[arg(long, default_value = "core")]
-    pub profile: Profile,
+    pub profile: JournalProfile,
     #[command(flatten)]
     pub limit: LineLimit,
 }

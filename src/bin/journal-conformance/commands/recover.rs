@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 
 use crate::io::{display_name, print_json, report, LineLimit};
-use journal_conformance::event::Profile;
+use journal_conformance::event::JournalProfile;
 
 /// Arguments of `recover`.
 #[derive(clap::Args, Debug)]
@@ -18,7 +18,7 @@ pub struct RecoverArgs {
     #[arg(long)]
     pub apply: bool,
     #[arg(long, default_value = "core")]
-    pub profile: Profile,
+    pub profile: JournalProfile,
     #[command(flatten)]
     pub limit: LineLimit,
 }

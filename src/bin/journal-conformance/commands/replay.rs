@@ -10,8 +10,8 @@
 use std::path::PathBuf;
 
 use crate::io::{display_name, open_input, print_json, print_projection, report, LineLimit};
-use journal_conformance::event::Profile;
-use journal_conformance::journal::ReadError;
+use journal_conformance::error::ReadError;
+use journal_conformance::event::JournalProfile;
 
 /// Arguments of `replay`.
 #[derive(clap::Args, Debug)]
@@ -24,7 +24,7 @@ pub struct ReplayArgs {
     )]
     pub until: Option<i64>,
     #[arg(long, default_value = "core")]
-    pub profile: Profile,
+    pub profile: JournalProfile,
     /// Start from this checkpoint and read only the tail (ignored, with a note on
     /// stderr, when it does not fit the journal).
     #[arg(long)]

@@ -19,9 +19,9 @@ use clap::Subcommand;
 use crate::io::{display_name, open_input, print_json, report, LineLimit};
 use crate::io::{EXIT_INVALID, EXIT_OK, EXIT_USAGE};
 use journal_conformance::canonical;
-use journal_conformance::event::Profile;
-use journal_conformance::journal::ReadError;
+use journal_conformance::error::ReadError;
 use journal_conformance::json::Value;
+use journal_conformance::tree::Dialect;
 
 #[derive(Subcommand, Debug)]
 pub enum TreeAction {
@@ -31,7 +31,7 @@ pub enum TreeAction {
         /// Tree dialect: `core` (the generic format) or `yoagent-0.26` (yoagent 0.26's own
         /// session files, checked exactly as yoagent loads them).
         #[arg(long, default_value = "core")]
-        profile: Profile,
+        profile: Dialect,
         #[command(flatten)]
         limit: LineLimit,
     },
@@ -43,7 +43,7 @@ pub enum TreeAction {
         /// Tree dialect: `core` (the generic format) or `yoagent-0.26` (yoagent 0.26's own
         /// session files, checked exactly as yoagent loads them).
         #[arg(long, default_value = "core")]
-        profile: Profile,
+        profile: Dialect,
         #[command(flatten)]
         limit: LineLimit,
     },
@@ -53,7 +53,7 @@ pub enum TreeAction {
         /// Tree dialect: `core` (the generic format) or `yoagent-0.26` (yoagent 0.26's own
         /// session files, checked exactly as yoagent loads them).
         #[arg(long, default_value = "core")]
-        profile: Profile,
+        profile: Dialect,
         #[command(flatten)]
         limit: LineLimit,
     },
@@ -70,7 +70,7 @@ pub enum TreeAction {
         /// Tree dialect: `core` (the generic format) or `yoagent-0.26` (yoagent 0.26's own
         /// session files, checked exactly as yoagent loads them).
         #[arg(long, default_value = "core")]
-        profile: Profile,
+        profile: Dialect,
         #[command(flatten)]
         limit: LineLimit,
     },
@@ -79,7 +79,7 @@ pub enum TreeAction {
 /// FILE (or stdin) in the dialect of `profile`, lines bounded by `limit` (SPEC.md 16.5).
 fn load(
     file: &std::path::Path,
-    profile: Profile,
+    profile: Dialect,
     shape_only: bool,
     limit: LineLimit,
 ) -> Result<journal_conformance::tree::Loaded, ReadError> {

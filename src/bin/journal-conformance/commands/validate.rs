@@ -12,8 +12,8 @@ use std::path::PathBuf;
 
 use crate::io::{display_name, open_input, print_json, report, LineLimit};
 use crate::io::{EXIT_INVALID, EXIT_OK};
-use journal_conformance::event::Profile;
-use journal_conformance::journal::ReadError;
+use journal_conformance::error::ReadError;
+use journal_conformance::event::JournalProfile;
 use journal_conformance::json::Value;
 
 /// Arguments of `validate`.
@@ -21,7 +21,7 @@ use journal_conformance::json::Value;
 pub struct ValidateArgs {
     pub file: PathBuf,
     #[arg(long, default_value = "core")]
-    pub profile: Profile,
+    pub profile: JournalProfile,
     /// Print `{"ok":...}` JSON instead of a human diagnostic.
     #[arg(long)]
     pub json: bool,
