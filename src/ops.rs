@@ -101,31 +101,89 @@ pub enum Operation {
     StoreApply { steps: Vec<crate::store::StoreStep> },
 }
 
-/// Every operation of protocol 1, by name (O-JSON-1), in the order of section 9.
-pub const OPERATIONS: [&str; 8] = [
-    "validate",
-    "replay",
-    "fingerprint",
-    "branch",
-    "canonical",
-    "tree_inspect",
-    "tree_apply",
-    "store_apply",
-];
+/// Which operation, without its arguments: the names of protocol 1 (O-JSON-1), parsed
+/// once wherever a name is read (handshakes, skip lists, `--require`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum OpKind {
+    Validate,
+    Replay,
+    Fingerprint,
+    Branch,
+    Canonical,
+    TreeInspect,
+    TreeApply,
+    StoreApply,
+}
+
+impl OpKind {
+    /// Every operation of protocol 1, in the order of section 9.
+    pub const ALL: [OpKind; 8] = [
+        OpKind::Validate,
+        OpKind::Replay,
+        OpKind::Fingerprint,
+        OpKind::Branch,
+        OpKind::Canonical,
+        OpKind::TreeInspect,
+        OpKind::TreeApply,
+        OpKind::StoreApply,
+    ];
+
+    /// The name as vectors and the protocol spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OpKind::Validate => "validate",
+            OpKind::Replay => "replay",
+            OpKind::Fingerprint => "fingerprint",
+            OpKind::Branch => "branch",
+            OpKind::Canonical => "canonical",
+            OpKind::TreeInspect => "tree_inspect",
+            OpKind::TreeApply => "tree_apply",
+            OpKind::StoreApply => "store_apply",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<OpKind> {
+        OpKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
+    /// The operations that read a journal (validate, replay, fingerprint, branch).
+    pub fn is_journal(self) -> bool {
+        matches!(
+            self,
+            OpKind::Validate | OpKind::Replay | OpKind::Fingerprint | OpKind::Branch
+        )
+    }
+
+    /// Every name, joined by `, ` (for messages).
+    pub fn names() -> String {
+        OpKind::ALL.map(OpKind::as_str).join(", ")
+    }
+}
+
+impl std::fmt::Display for OpKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 impl Operation {
+    /// Which operation this is.
+    pub fn kind(&self) -> OpKind {
+        match self {
+            Operation::Validate => OpKind::Validate,
+            Operation::Replay { .. } => OpKind::Replay,
+            Operation::Fingerprint { .. } => OpKind::Fingerprint,
+            Operation::Branch { .. } => OpKind::Branch,
+            Operation::Canonical => OpKind::Canonical,
+            Operation::TreeInspect => OpKind::TreeInspect,
+            Operation::TreeApply { .. } => OpKind::TreeApply,
+            Operation::StoreApply { .. } => OpKind::StoreApply,
+        }
+    }
+
     /// The operation's name as spelled in vectors and the protocol.
     pub fn name(&self) -> &'static str {
-        match self {
-            Operation::Validate => "validate",
-            Operation::Replay { .. } => "replay",
-            Operation::Fingerprint { .. } => "fingerprint",
-            Operation::Branch { .. } => "branch",
-            Operation::Canonical => "canonical",
-            Operation::TreeInspect => "tree_inspect",
-            Operation::TreeApply { .. } => "tree_apply",
-            Operation::StoreApply { .. } => "store_apply",
-        }
+        self.kind().as_str()
     }
 
     /// The JSON spelling (`O-JSON-1`).

@@ -52,6 +52,11 @@ impl ImplInfo {
         ])
     }
 
+    /// Whether the handshake lists this operation.
+    pub fn offers(&self, op: crate::ops::OpKind) -> bool {
+        self.operations.iter().any(|o| o == op.as_str())
+    }
+
     pub fn supports(&self, op: &Operation, profile: Profile) -> bool {
         self.operations.iter().any(|o| o == op.name())
             && self.profiles.iter().any(|p| p == profile.as_str())
@@ -78,5 +83,7 @@ pub trait Implementation: Send {
 }
 
 fn all_ops() -> Vec<String> {
-    crate::ops::OPERATIONS.map(String::from).to_vec()
+    crate::ops::OpKind::ALL
+        .map(|k| k.as_str().to_owned())
+        .to_vec()
 }

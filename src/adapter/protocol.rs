@@ -126,7 +126,7 @@ fn decode_run(msg: &Value, id: Value) -> Incoming {
         .get("op")
         .and_then(|o| o.get("op"))
         .and_then(Value::as_str)
-        .is_some_and(|name| !crate::ops::OPERATIONS.contains(&name));
+        .is_some_and(|name| crate::ops::OpKind::parse(name).is_none());
     if unknown_op {
         return Incoming::Unsupported { id };
     }

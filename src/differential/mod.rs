@@ -133,11 +133,11 @@ pub fn run(imp: &mut dyn Implementation, opts: &DiffOptions) -> Result<DiffRepor
     }
     let mut report = DiffReport::default();
     let info = imp.info().clone();
-    for op in crate::ops::OPERATIONS {
-        if !info.operations.iter().any(|o| o == op) {
+    for op in crate::ops::OpKind::ALL {
+        if !info.offers(op) {
             note(
                 &mut report,
-                op,
+                op.as_str(),
                 "not offered by the adapter's handshake".into(),
             );
         }

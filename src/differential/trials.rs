@@ -9,8 +9,8 @@ use proptest::strategy::Union;
 use crate::error::ErrorCode;
 use crate::generate::operations::{canonical_input, store_case, tree_case};
 use crate::generate::{any_malformed_journal, valid_journal, GenConfig};
-use crate::ops::Operation;
 use crate::ops::Profile;
+use crate::ops::{OpKind, Operation};
 use crate::verdict::{Answer, Expect};
 
 /// One generated trial: exact input bytes, an operation, a profile, and the
@@ -41,27 +41,28 @@ impl Trial {
     }
 }
 
-const JOURNAL_OPS: [&str; 4] = ["validate", "replay", "fingerprint", "branch"];
-
 /// The trials for the operations in `offered` (`None` when none can be generated).
 /// Weights: journals 6 (half valid, half malformed), `tree_apply` 2, `canonical` 2,
 /// `tree_inspect` 1, `store_apply` 1.
 pub fn trials(cfg: &GenConfig, offered: &[String]) -> Option<BoxedStrategy<Trial>> {
-    let has = |op: &str| offered.iter().any(|o| o == op);
+    let has = |op: OpKind| offered.iter().any(|o| o == op.as_str());
     let mut arms: Vec<(u32, BoxedStrategy<Trial>)> = Vec::new();
-    let journal_ops: Vec<&str> = JOURNAL_OPS.iter().copied().filter(|o| has(o)).collect();
+    let journal_ops: Vec<OpKind> = OpKind::ALL
+        .into_iter()
+        .filter(|k| k.is_journal() && has(*k))
+        .collect();
     if !journal_ops.is_empty() {
         let valid = (valid_journal(cfg), any::<u8>(), any::<u16>())
             .prop_map(move |(j, which, k)| {
                 let n = j.events.len().max(1) as i64;
                 let k = i64::from(k) % n;
-                let name = journal_ops[usize::from(which) % journal_ops.len()];
+                let kind = journal_ops[usize::from(which) % journal_ops.len()];
                 let whole = which / 4 % 2 == 0;
                 let until = if whole { None } else { Some(k) };
-                let op = match name {
-                    "validate" => Operation::Validate,
-                    "replay" => Operation::Replay { until },
-                    "fingerprint" => Operation::Fingerprint { until },
+                let op = match kind {
+                    OpKind::Validate => Operation::Validate,
+                    OpKind::Replay => Operation::Replay { until },
+                    OpKind::Fingerprint => Operation::Fingerprint { until },
                     _ => Operation::Branch {
                         at: k,
                         branch_id: "branch".into(),
@@ -92,8 +93,8 @@ pub fn trials(cfg: &GenConfig, offered: &[String]) -> Option<BoxedStrategy<Trial
         arms.push((3, valid));
         arms.push((3, malformed));
     }
-    if has("tree_inspect") || has("tree_apply") {
-        let (inspect, apply) = (has("tree_inspect"), has("tree_apply"));
+    if has(OpKind::TreeInspect) || has(OpKind::TreeApply) {
+        let (inspect, apply) = (has(OpKind::TreeInspect), has(OpKind::TreeApply));
         let weight = u32::from(inspect) + 2 * u32::from(apply);
         let s = (tree_case(), 0..weight)
             .prop_map(move |(c, w)| {
@@ -107,7 +108,7 @@ pub fn trials(cfg: &GenConfig, offered: &[String]) -> Option<BoxedStrategy<Trial
             .boxed();
         arms.push((weight, s));
     }
-    if has("canonical") {
+    if has(OpKind::Canonical) {
         let s = canonical_input()
             .prop_map(|(bytes, origin)| {
                 Trial::plain(bytes, Operation::Canonical, Profile::Core, origin)
@@ -115,7 +116,7 @@ pub fn trials(cfg: &GenConfig, offered: &[String]) -> Option<BoxedStrategy<Trial
             .boxed();
         arms.push((2, s));
     }
-    if has("store_apply") {
+    if has(OpKind::StoreApply) {
         let small = GenConfig {
             events: 1..=6,
             ..cfg.clone()

@@ -10,6 +10,7 @@ use super::reporter::Reporter;
 use super::skiplist::{settle, SkipList};
 use super::{Options, RunError};
 use crate::adapter::{ImplInfo, Implementation, Limits, OneShot, Persistent, Reference};
+use crate::ops::OpKind;
 use crate::record::CaseRecord;
 use crate::vectors::Case;
 
@@ -23,19 +24,17 @@ pub fn start(opts: &Options) -> Result<Box<dyn Implementation>, String> {
     })
 }
 
-/// Known names for `--require`: operations and profiles.
-const PROFILES: &[&str] = &["core", "trace-0.1", "yoagent-0.26"];
-
 /// `--require OP,...`: an unknown name is a usage error, a missing one fails the run.
 pub fn check_require(require: &[String], info: &ImplInfo) -> Result<(), RunError> {
-    let ops = crate::ops::OPERATIONS;
     let mut missing = Vec::new();
     for r in require {
-        if !ops.contains(&r.as_str()) && !PROFILES.contains(&r.as_str()) {
+        if OpKind::parse(r).is_none() && crate::ops::Profile::parse(r).is_none() {
             return Err(RunError::usage(format!(
                 "--require {r:?}: not an operation ({}) or a profile ({})",
-                ops.join(", "),
-                PROFILES.join(", ")
+                OpKind::names(),
+                crate::ops::Profile::ALL
+                    .map(crate::ops::Profile::as_str)
+                    .join(", ")
             )));
         }
         if !info.operations.contains(r) && !info.profiles.contains(r) {

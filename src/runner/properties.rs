@@ -7,27 +7,21 @@ use super::skiplist::SkipList;
 use super::Options;
 use crate::adapter::{ImplInfo, Implementation};
 use crate::json::Value;
+use crate::ops::OpKind;
 use crate::record::{CaseRecord, Outcome, PROPERTIES};
 use crate::report::PropertiesSummary;
 use crate::verdict::Cause;
 
-/// The operations the differential generator exercises: all of them.
-pub const GENERATED_OPS: &[&str] = &crate::ops::OPERATIONS;
-
-/// Why the phase cannot compare anything with this implementation, if so.
+/// Why the phase cannot compare anything with this implementation, if so (the generator
+/// exercises every operation of protocol 1).
 pub fn not_comparable(info: &ImplInfo) -> Option<String> {
-    let offered: Vec<&str> = GENERATED_OPS
-        .iter()
-        .copied()
-        .filter(|o| info.operations.iter().any(|x| x == o))
-        .collect();
-    if offered.is_empty() {
-        return Some(format!(
-            "the adapter offers none of the generated operations ({})",
-            GENERATED_OPS.join(", ")
-        ));
+    if OpKind::ALL.iter().any(|k| info.offers(*k)) {
+        return None;
     }
-    None
+    Some(format!(
+        "the adapter offers none of the generated operations ({})",
+        OpKind::names()
+    ))
 }
 
 /// Run the phase on `imp` (SPEC.md 13.6) and give its kinds as records, with its

@@ -89,10 +89,10 @@ impl SkipList {
         }
         for key in self.properties.keys() {
             let (op, rule) = key.split_once('/').unwrap_or((key, ""));
-            if !crate::ops::OPERATIONS.contains(&op) {
+            if crate::ops::OpKind::parse(op).is_none() {
                 return Err(format!(
                     "skip list entry \"properties/{key}\" names no operation (one of {})",
-                    crate::ops::OPERATIONS.join(", ")
+                    crate::ops::OpKind::names()
                 ));
             }
             if crate::rules::title(rule).is_none() {
