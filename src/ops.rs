@@ -581,3 +581,21 @@ mod stream_tests {
         assert!(read_document(r, 8).is_ok());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::OpKind;
+
+    #[test]
+    fn operation_names_round_trip() {
+        for k in OpKind::ALL {
+            assert_eq!(OpKind::parse(k.as_str()), Some(k));
+        }
+        assert_eq!(OpKind::parse("nope"), None);
+        assert_eq!(
+            OpKind::ALL.iter().filter(|k| k.is_journal()).count(),
+            4,
+            "validate, replay, fingerprint, branch"
+        );
+    }
+}
