@@ -119,7 +119,7 @@ pub struct RuleRow {
 /// Group failing cases by rule: `(rows for wrong answers, rows for location-only
 /// mismatches)`, each ordered by the number of cases (most first), then rule id. A case
 /// counts once under EACH of its rules (a case that exercises two rules is evidence
-/// against both); its cause is [`case_cause`]'s, so a case is in the location-only
+/// against both); its cause is [`crate::record::case_cause`]'s, so a case is in the location-only
 /// rows when its only failures are `wrong_location`.
 pub fn by_rule<'a>(
     failed: impl IntoIterator<Item = (&'a [String], Cause)>,

@@ -3,7 +3,7 @@
 //!
 //! Implement [`crate::adapter::Implementation`] for a small wrapper around your own types
 //! (its `run` gets the operation, the profile and the input bytes, and answers with
-//! [`crate::vectors::Answer`]), then call [`run_corpus`]:
+//! [`crate::verdict::Answer`]), then call [`run_corpus`]:
 //!
 //! ```no_run
 //! use journal_conformance::adapter::{ImplInfo, Implementation, Reply};

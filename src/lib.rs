@@ -5,36 +5,52 @@
 //! malformed traces, a data-driven corpus, and a runner that checks any
 //! implementation through an adapter program.
 //!
-//! The modules follow the layers of SPEC.md, bottom up:
+//! The modules follow the layers of SPEC.md, bottom up; each imports only from the rows
+//! above it.
+//!
+//! **The format** (SPEC.md sections 2 to 10, 15, 16):
 //!
 //! | module | owns |
 //! |---|---|
-//! | [`error`] | stable error codes and located errors |
-//! | [`json`] | the JSON value model and strict parser |
-//! | [`canonical`] | canonical JSON bytes (Python `json.dumps` compatible) |
-//! | [`wire`] | JSONL lines: splitting, BOM, UTF-8, blank lines |
-//! | [`event`] | the event envelope (`core` profile) |
-//! | [`profile`] | the `trace-0.1` profile |
-//! | [`journal`] | the journal invariants, streamed |
-//! | [`fingerprint`] | incremental SHA-256 over canonical bytes |
-//! | [`replay`] | the replay projection and the streaming final-event rule |
-//! | [`fast`] | the checked fast path of validate, fingerprint, replay, branch (the CLI's) |
-//! | [`branch`] | branch records |
-//! | [`ops`] | operations as data and their reference execution |
-//! | [`tree`] | session trees (the second seed's format) |
-//! | [`store`] | durable appends, recovery, checkpoints |
-//! | [`golden`] | the golden traces and their expected outputs |
-//! | [`generate`] | generators of valid and malformed journals, strategies, `generate` |
-//! | [`vectors`] | the conformance vector format and the embedded corpus |
-//! | [`adapter`] | the adapter protocol: reference, persistent and one-shot adapters, `serve` |
-//! | [`explain`] | failures that explain themselves: escaped inputs, rule titles, causes, the by-rule table |
-//! | [`runner`] | running the corpus against an implementation, reports, summaries |
-//! | [`differential`] | property-based differential testing, shrunk counterexamples as vectors |
+//! | [`error`] | stable error codes (section 10), located errors, [`error::ReadError`] |
+//! | [`json`] | the JSON value model and the strict parser (C-*) |
+//! | [`canonical`] | canonical JSON bytes (Python `json.dumps` compatible, C-*) |
+//! | [`wire`] | JSONL lines: splitting, BOM, UTF-8, blank lines, the line bound (W-*) |
+//! | [`event`] | the event envelope, journal profiles, the payload types the reducer reads (E-*, R-TYPE-1) |
+//! | [`profile`] | the `trace-0.1` profile (P-TRACE-*) |
+//! | [`journal`] | the journal invariants, streamed, and their errors (J-*) |
+//! | [`fingerprint`] | incremental SHA-256 over canonical bytes (F-*) |
+//! | [`replay`] | the replay projection and the streaming final-event rule (R-*) |
+//! | [`branch`] | branch records (B-*) |
+//! | [`tree`] | session trees, generic and the `yoagent-0.26` dialect (T-*) |
+//! | [`store`] | durable appends, recovery, checkpoints (S-*, K-*) |
+//! | [`fast`] | the checked fast path of validate, fingerprint, replay, branch |
+//! | [`ops`] | operations as data, profiles, and their reference execution (O-*) |
+//! | [`golden`] | the golden traces and their expected outputs (G-*) |
+//! | [`generate`] | generators of valid and malformed journals, trees, texts, store steps |
+//!
+//! **The verdict** (SPEC.md sections 12 and 13):
+//!
+//! | module | owns |
+//! |---|---|
+//! | [`rules`] | the rules of SPEC.md as a typed table, generated at build time |
+//! | [`preview`] | input bytes made printable |
+//! | [`verdict`] | what a check expects, what an implementation answered, and the one comparator, `judge` (V-EXPECT-1) |
+//! | [`vectors`] | the conformance vector format and the embedded corpus (V-*) |
+//! | [`record`] | each check's and case's record: outcomes, causes, counts |
+//! | [`partition`] | shards of one run (D-CASES-1) |
+//! | [`explain`] | failures rendered: rule titles, causes, pointers, inputs, the by-rule table |
+//! | [`adapter`] | the adapter protocol: the trait, typed messages, supervision, persistent and one-shot adapters, the reference, `serve` (A-*) |
+//! | [`differential`] | the differential phase: trials, attribution, shrinking, counterexamples (D-*) |
+//! | [`report`] | the verdict of a run and its files: the JSON-lines report, JUnit, `summary` (X-*) |
 //! | [`html`] | the results page (`summary --html`) |
+//! | [`runner`] | planning, running and reporting a run; returns it as data |
 //! | [`inprocess`] | running the corpus against a Rust implementation from its own tests |
-//! | [`fsutil`] | atomic file writes |
-//! | [`cli`] | the command-line interface: clap definitions, dispatch, shared helpers |
-//! | [`commands`] | one module per subcommand (`validate`, `replay`, ..., `test`, `show`) |
+//! | [`fsutil`] | safe file writes and reads |
+//!
+//! The command line is the binary crate (`src/bin/journal-conformance/`: `cli`, one module
+//! per subcommand in `commands/`, and `io`), behind the default `cli` feature: a Rust user
+//! of the library (`default-features = false`) compiles neither clap nor indicatif.
 //!
 //! ```
 //! use journal_conformance::{event::JournalProfile, replay};

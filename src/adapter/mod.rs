@@ -9,8 +9,8 @@
 //! - [`process`]: supervision of adapter processes (SPEC.md 13.4): process groups,
 //!   signals, bounded readers, the stderr tail;
 //! - [`persistent`], [`oneshot`]: the two kinds of adapter process;
-//! - [`reference`]: the built-in reference, in process;
-//! - [`serve`]: the reference speaking the protocol out of process.
+//! - [`mod@reference`]: the built-in reference, in process;
+//! - [`mod@serve`]: the reference speaking the protocol out of process.
 
 pub mod oneshot;
 pub mod persistent;

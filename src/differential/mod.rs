@@ -2,7 +2,7 @@
 //!
 //! This package owns the runner's second phase (`journal-conformance test --properties
 //! N`). It generates N cases for every operation the adapter's handshake offers
-//! ([`trials`]), gives each to the implementation and to the reference, and keeps going
+//! ([`mod@trials`]), gives each to the implementation and to the reference, and keeps going
 //! after a disagreement: each one is judged by [`crate::verdict::judge`] and classified
 //! ([`attribute`]: operation, cause, the first differing JSON Pointer or the two error
 //! codes, and the rule it is attributed to), disagreements are grouped into distinct
