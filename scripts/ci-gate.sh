@@ -7,11 +7,13 @@
 #
 # `test` runs the corpus against the adapter, writing DIR/report-K.jsonl and DIR/junit-K.xml
 # (K = the shard, 1 unsharded), and exits with the kit's status (0 conformant, 1 not, 2 usage).
-# `merge` joins every DIR/report-*.jsonl into DIR/summary.md and the page DIR/results.html.
+# `merge` joins every DIR/report-*.jsonl into DIR/summary.md and the page DIR/results.html,
+# prints summary.md, appends it to $GITHUB_STEP_SUMMARY when that is set, and only then
+# exits with the merged verdict: a failing gate still leaves its summary and page.
 # JC_BIN names the kit's command (default: journal-conformance on PATH).
 set -euo pipefail
 bin=${JC_BIN:-journal-conformance}
-usage() { sed -n '4,5p' "$0" | sed 's/^# *//' >&2; exit 2; }
+usage() { sed -n '5,6p' "$0" | sed 's/^# *//' >&2; exit 2; }
 [ $# -ge 1 ] || usage
 mode=$1; shift
 out=conformance-results adapter="" skip="" shard="1/1" extra=()
@@ -52,9 +54,13 @@ case $mode in
     shopt -s nullglob
     reports=("$out"/report-*.jsonl)
     [ ${#reports[@]} -gt 0 ] || { echo "ci-gate: no $out/report-*.jsonl to merge" >&2; exit 2; }
-    "$bin" summary --html "$out/results.html" "${reports[@]}" > "$out/summary.md"
+    # The verdict is kept, not acted on, until every output is written and shown.
+    status=0
+    "$bin" summary --html "$out/results.html" "${reports[@]}" > "$out/summary.md" || status=$?
     cat "$out/summary.md"
-    echo "ci-gate: merged ${#reports[@]} report(s) into $out/summary.md and $out/results.html"
+    if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then cat "$out/summary.md" >> "$GITHUB_STEP_SUMMARY"; fi
+    echo "ci-gate: merged ${#reports[@]} report(s) into $out/summary.md and $out/results.html; exit $status"
+    exit "$status"
     ;;
   *) usage ;;
 esac

@@ -79,7 +79,7 @@ for mode in garbage wrong-id; do
   run "fake-$mode" --adapter "python3 $fake $mode @BIN@" --properties 8 wire/
 done
 run fake-crash --adapter "python3 $fake crash @BIN@" --properties 0 journal/
-run fake-hang --adapter "python3 $fake hang @BIN@" --timeout 1 --properties 0 --exact journal/gap
+run fake-hang --adapter "python3 $fake hang @BIN@" --timeout 4 --properties 0 --exact journal/gap
 run fake-babble --adapter "python3 $fake babble @BIN@" --properties 0 --exact journal/gap
 run fake-silent --adapter "python3 $fake silent @BIN@"
 run empty-selection zz-nothing-matches

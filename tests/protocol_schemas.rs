@@ -1,10 +1,7 @@
 //! The adapter protocol's JSON Schemas (schemas/protocol-1/) against real traffic: the
 //! requests the runner builds for one check of every operation in the corpus, the
 //! reference adapter's (`serve`) replies to them and to malformed requests, checked by
-//! Python's `jsonschema` as an external validator (installed by .ci/run).
-
-use std::io::Write;
-use std::process::{Command, Stdio};
+//! the `jsonschema` crate as an external validator (a dev-dependency).
 
 use journal_conformance::adapter::protocol::Request;
 use journal_conformance::adapter::serve;
@@ -65,63 +62,126 @@ fn protocol_traffic_matches_the_schemas() {
         "one reply per request:\n{replies}"
     );
 
-    // Validate with Python's jsonschema: requests against start/run/stop, the first
-    // reply against handshake, the others against reply.
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/schemas/protocol-1");
-    let script = r#"
-import json, sys
-try:
-    import jsonschema
-except ImportError:
-    sys.exit("python3 -c 'import jsonschema' failed: pip install jsonschema (.ci/run does)")
-d = sys.argv[1]
-S = {n: json.load(open(f"{d}/{n}.schema.json")) for n in ["start", "run", "stop", "handshake", "reply"]}
-req, rep = sys.stdin.read().split("\n===\n")
-req = [json.loads(l) for l in req.splitlines()]
-rep = [json.loads(l) for l in rep.splitlines()]
-bad = 0
-def check(v, name):
-    global bad
-    errs = list(jsonschema.Draft202012Validator(S[name]).iter_errors(v))
-    if errs:
-        bad += 1
-        print(name, json.dumps(v)[:300], "->", errs[0].message[:300])
-for r in req:
-    check(r, {"start": "start", "run": "run", "stop": "stop"}[r["cmd"]])
-check(rep[0], "handshake")
-for r in rep[1:]:
-    check(r, "reply")
-print("checked", len(req), "requests and", len(rep), "replies")
-sys.exit(1 if bad else 0)
-"#;
-    let mut child = Command::new("python3")
-        .args(["-c", script, dir])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("python3 is required (the external schema validator)");
-    let input = format!(
-        "{}\n===\n{}",
-        requests
-            .iter()
-            .map(canonical::to_string)
-            .collect::<Vec<_>>()
-            .join("\n"),
-        replies.trim_end()
-    );
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "schema violations:\n{text}");
-    assert!(text.contains("checked"), "{text}");
+    // Validate with the `jsonschema` crate (an external validator, draft 2020-12):
+    // requests against start/run/stop, the first reply against handshake, the others
+    // against reply.
+    let v = Validators::load();
+    let mut bad = Vec::new();
+    for r in &requests {
+        let r = parse(&canonical::to_string(r));
+        let name = r["cmd"].as_str().unwrap().to_string();
+        bad.extend(v.errors(&name, &r));
+    }
+    let mut replies = replies.lines().map(parse);
+    bad.extend(v.errors("handshake", &replies.next().unwrap()));
+    let mut n = 1;
+    for r in replies {
+        n += 1;
+        bad.extend(v.errors("reply", &r));
+    }
+    assert!(bad.is_empty(), "schema violations:\n{}", bad.join("\n"));
+    assert_eq!(n, requests.len() - 2 + 3 + 1);
+}
+
+/// The validator reads the schemas and rejects what they forbid (so the test above can
+/// fail): one message per schema that breaks one of its rules, beside one it accepts.
+#[test]
+fn the_validator_rejects_what_the_schemas_forbid() {
+    let v = Validators::load();
+    let ok = [
+        ("start", r#"{"cmd":"start","protocol":1}"#),
+        ("stop", r#"{"cmd":"stop"}"#),
+        (
+            "run",
+            r#"{"cmd":"run","id":1,"op":{"op":"replay","until":2},"profile":"core","input_base64":"e30="}"#,
+        ),
+        (
+            "handshake",
+            r#"{"protocol":1,"implementation":{"name":"x","version":"1","language":"rust"},"operations":["validate"],"profiles":["core"]}"#,
+        ),
+        (
+            "reply",
+            r#"{"id":1,"error":{"code":"sequence_gap","line":3}}"#,
+        ),
+    ];
+    for (name, doc) in ok {
+        assert_eq!(v.errors(name, &parse(doc)), Vec::<String>::new(), "{doc}");
+    }
+    let bad = [
+        ("start", r#"{"cmd":"start","protocol":2}"#),
+        ("stop", r#"{"cmd":"stop","now":true}"#),
+        (
+            "run",
+            r#"{"cmd":"run","id":0,"op":{"op":"replay","until":2},"profile":"core","input_base64":"e30="}"#,
+        ),
+        (
+            "run",
+            r#"{"cmd":"run","id":1,"op":{"op":"replay","until":"2"},"profile":"core","input_base64":"e30="}"#,
+        ),
+        (
+            "run",
+            r#"{"cmd":"run","id":1,"op":{"op":"replay"},"profile":"core","input_base64":"e30=!"}"#,
+        ),
+        (
+            "run",
+            r#"{"cmd":"run","id":1,"op":{"op":"store_apply","steps":[{"step":"append"}]},"profile":"core","input_base64":""}"#,
+        ),
+        (
+            "handshake",
+            r#"{"protocol":1,"implementation":{"name":"x","version":"1","language":"rust"},"operations":["dance"],"profiles":["core"]}"#,
+        ),
+        (
+            "handshake",
+            r#"{"protocol":1,"implementation":{"name":"","version":"1","language":"rust"},"operations":[],"profiles":[]}"#,
+        ),
+        ("reply", r#"{"id":1,"result":{},"error":{"code":"x"}}"#),
+        ("reply", r#"{"id":1,"error":{"code":"Sequence-Gap"}}"#),
+        ("reply", r#"{"id":1,"error":{"code":"x","line":0}}"#),
+        ("reply", r#"{"id":1}"#),
+    ];
+    for (name, doc) in bad {
+        assert!(
+            !v.errors(name, &parse(doc)).is_empty(),
+            "{name} accepted {doc}"
+        );
+    }
+}
+
+fn parse(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+/// schemas/protocol-1/NAME.schema.json, compiled once each.
+struct Validators(Vec<(&'static str, jsonschema::Validator)>);
+
+impl Validators {
+    fn load() -> Validators {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/schemas/protocol-1");
+        let names = ["start", "run", "stop", "handshake", "reply"];
+        Validators(
+            names
+                .iter()
+                .map(|&n| {
+                    let path = format!("{dir}/{n}.schema.json");
+                    let schema = parse(&std::fs::read_to_string(&path).unwrap());
+                    assert_eq!(
+                        schema["$schema"], "https://json-schema.org/draft/2020-12/schema",
+                        "{path}"
+                    );
+                    let v = jsonschema::draft202012::new(&schema)
+                        .unwrap_or_else(|e| panic!("{path}: {e}"));
+                    (n, v)
+                })
+                .collect(),
+        )
+    }
+
+    /// Every violation of schema `name` by `doc`, one line each (empty: valid).
+    fn errors(&self, name: &str, doc: &serde_json::Value) -> Vec<String> {
+        let (_, v) = self.0.iter().find(|(n, _)| *n == name).unwrap();
+        let text: String = doc.to_string().chars().take(300).collect();
+        v.iter_errors(doc)
+            .map(|e| format!("{name}: {text} -> {e} at {}", e.instance_path()))
+            .collect()
+    }
 }

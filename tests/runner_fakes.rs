@@ -50,14 +50,15 @@ fn run_test(mode: &str, filter: &[&str], extra: &[&str]) -> Run {
         .collect();
     // A9: no child process is left behind (a zombie awaiting init is ended; SIGKILL
     // may take a moment to be delivered).
+    // (`pgrep -f MARKER` by hand: /proc, so the test needs no procps.)
     let live = || -> Vec<u32> {
-        let o = Command::new("pgrep")
-            .args(["-f", &marker])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&o.stdout)
-            .lines()
-            .filter_map(|l| l.trim().parse().ok())
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|p| {
+                std::fs::read(format!("/proc/{p}/cmdline"))
+                    .is_ok_and(|c| String::from_utf8_lossy(&c).contains(marker.as_str()))
+            })
             .filter(|&p| alive(p))
             .collect()
     };
@@ -829,51 +830,141 @@ fn junit_reads_back_with_a_real_junit_reader() {
     );
     assert_eq!(o.status.code(), Some(1));
     let footer = report_lines(&report).pop().unwrap();
-    let n = |k: &str| footer.get(k).unwrap().as_i64().unwrap().to_string();
-    let check = r#"
-import sys
-from junitparser import JUnitXml, Failure, Skipped, Error
-xml = JUnitXml.fromfile(sys.argv[1])
-want = dict(passed=int(sys.argv[2]), failed=int(sys.argv[3]), errored=int(sys.argv[4]), skipped=int(sys.argv[5]))
-got = dict(passed=0, failed=0, errored=0, skipped=0)
-for suite in xml:
-    assert "fake-wrong-code" in suite.name, suite.name
-    for case in suite:
-        assert case.classname == suite.name.split(" [")[0], (case.classname, suite.name)
-        assert case.name.startswith(case.classname + "/"), case.name
-        res = case.result
-        if not res:
-            got["passed"] += 1
-        for r in res:
-            if isinstance(r, Failure):
-                got["failed"] += 1
-                if case.name == "journal/gap":
-                    assert r.type == "unexpected_pass", r.type
-                else:
-                    assert r.type == "wrong_error_code", r.type
-                    assert "expected error `unknown_parent`, got `malformed_event`" in r.text, r.text
-                    assert "input (" in r.text, r.text
-                    assert "fake wrong-code handling request" in (case.system_err or ""), case.name
-            elif isinstance(r, Skipped):
-                got["skipped"] += 1
-                assert "known issue 12" in r.message, r.message
-            elif isinstance(r, Error):
-                got["errored"] += 1
-assert got == want, (got, want)
-print("ok")
-"#;
-    let py = Command::new("python3")
-        .args(["-c", check])
-        .arg(&junit)
-        .args([n("passed"), n("failed"), n("errored"), n("skipped")])
-        .output()
-        .unwrap();
-    assert!(
-        py.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&py.stdout),
-        String::from_utf8_lossy(&py.stderr)
-    );
+    let n = |k: &str| footer.get(k).unwrap().as_i64().unwrap() as usize;
+    let want = [n("passed"), n("failed"), n("errored"), n("skipped")];
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert_eq!(read_junit(&xml), Ok(want), "{xml}");
+    // The reader is strict enough to notice a wrong file: a dropped failure, a wrong
+    // cause, a lost reason, a count that disagrees, a broken document.
+    let first_failure = xml.find("<failure ").unwrap();
+    for (what, broken) in [
+        ("failure dropped", {
+            let end = first_failure + xml[first_failure..].find("</failure>").unwrap();
+            format!(
+                "{}{}",
+                &xml[..first_failure],
+                &xml[end + "</failure>".len()..]
+            )
+        }),
+        (
+            "cause",
+            xml.replacen("type=\"wrong_error_code\"", "type=\"wrong_result\"", 1),
+        ),
+        ("reason", xml.replace("known issue 12", "known issue")),
+        (
+            "suite name",
+            xml.replace("fake-wrong-code", "fake-right-code"),
+        ),
+        ("document", xml.replacen("</testsuite>", "", 1)),
+    ] {
+        assert_ne!(
+            read_junit(&broken),
+            Ok(want),
+            "{what}: still read as {want:?}"
+        );
+    }
+}
+
+/// Reads a JUnit file as a JUnit consumer does (testsuites > testsuite > testcase, a
+/// result element per non-passing case), checks what the runner promises of each
+/// element, and counts [passed, failed, errored, skipped].
+fn read_junit(xml: &str) -> Result<[usize; 4], String> {
+    let doc = roxmltree::Document::parse(xml).map_err(|e| e.to_string())?;
+    let root = doc.root_element();
+    let suites: Vec<_> = match root.tag_name().name() {
+        "testsuites" => root
+            .children()
+            .filter(|c| c.has_tag_name("testsuite"))
+            .collect(),
+        "testsuite" => vec![root],
+        other => return Err(format!("root element <{other}>")),
+    };
+    let attr = |n: roxmltree::Node, a: &str| n.attribute(a).unwrap_or("").to_string();
+    let count = |n: roxmltree::Node, a: &str| -> Result<usize, String> {
+        attr(n, a)
+            .parse()
+            .map_err(|_| format!("{a}={:?}", attr(n, a)))
+    };
+    let mut got = [0usize; 4];
+    for suite in suites {
+        let name = attr(suite, "name");
+        if !name.contains("fake-wrong-code") {
+            return Err(format!("suite {name}"));
+        }
+        let mut in_suite = [0usize; 4];
+        for case in suite.children().filter(|c| c.has_tag_name("testcase")) {
+            let (class, id) = (attr(case, "classname"), attr(case, "name"));
+            if class != name.split(" [").next().unwrap() || !id.starts_with(&format!("{class}/")) {
+                return Err(format!("case {class:?} {id:?} in suite {name:?}"));
+            }
+            let text = |n: roxmltree::Node| n.text().unwrap_or("").to_string();
+            let system_err = case
+                .children()
+                .find(|c| c.has_tag_name("system-err"))
+                .map(text)
+                .unwrap_or_default();
+            let results: Vec<_> = case
+                .children()
+                .filter(|c| ["failure", "error", "skipped"].contains(&c.tag_name().name()))
+                .collect();
+            if results.is_empty() {
+                in_suite[0] += 1;
+            }
+            for r in results {
+                match r.tag_name().name() {
+                    "failure" => {
+                        in_suite[1] += 1;
+                        let (ty, body) = (attr(r, "type"), text(r));
+                        let ok = if id == "journal/gap" {
+                            ty == "unexpected_pass"
+                        } else {
+                            ty == "wrong_error_code"
+                                && body.contains(
+                                    "expected error `unknown_parent`, got `malformed_event`",
+                                )
+                                && body.contains("input (")
+                                && system_err.contains("fake wrong-code handling request")
+                        };
+                        if !ok {
+                            return Err(format!("failure of {id}: type {ty:?}: {body}"));
+                        }
+                    }
+                    "skipped" => {
+                        in_suite[3] += 1;
+                        if !attr(r, "message").contains("known issue 12") {
+                            return Err(format!("skipped {id}: {:?}", attr(r, "message")));
+                        }
+                    }
+                    _ => in_suite[2] += 1,
+                }
+            }
+        }
+        // The suite's own counts agree with its cases.
+        let total: usize = in_suite.iter().sum();
+        let declared = [
+            count(suite, "tests")?,
+            count(suite, "failures")?,
+            count(suite, "errors")?,
+            // quick-junit names the skipped count `disabled`, others `skipped`.
+            count(
+                suite,
+                if suite.has_attribute("skipped") {
+                    "skipped"
+                } else {
+                    "disabled"
+                },
+            )?,
+        ];
+        if declared != [total, in_suite[1], in_suite[2], in_suite[3]] {
+            return Err(format!(
+                "suite {name}: declares {declared:?}, has {in_suite:?}"
+            ));
+        }
+        for (g, s) in got.iter_mut().zip(in_suite) {
+            *g += s;
+        }
+    }
+    Ok(got)
 }
 
 #[test]

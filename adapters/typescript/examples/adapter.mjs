@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-// The adapter for naive-journal.js: five handlers and serve(). Run the kit against it with
-//   journal-conformance test --adapter "node adapters/typescript/examples/adapter.js" \
+// The adapter for naive-journal.mjs: five handlers and serve(). Run the kit against it with
+//   journal-conformance test --adapter "node adapters/typescript/examples/adapter.mjs" \
 //     --skip-file adapters/typescript/examples/known-deviations.txt
-import { serve, Rejected } from "../index.js";
-import * as naive from "./naive-journal.js";
+// It imports the package by its name, as your adapter does (here Node resolves the name to
+// the package this file is in), so it works unchanged as a copy in your own project.
+import { serve, Rejected } from "journal-conformance-adapter";
+import * as naive from "./naive-journal.mjs";
 
 // Every handler gets the input bytes and { op, profile }; a JournalError becomes a Rejected.
 const guarded = (f) => (input, { op }) => {
