@@ -476,3 +476,37 @@ fn adapter_text_is_escaped_everywhere() {
     assert_eq!(header.matches(" | ").count(), 1, "one name cell: {header}");
     assert!(!table.contains('\u{1b}'), "{table:?}");
 }
+
+/// JUnit is well-formed XML whatever a string holds: an expectation with U+FFFF (which
+/// XML 1.0 forbids) failed by an adapter reads back in a real XML parser.
+#[test]
+fn junit_is_well_formed_for_every_string() {
+    let d = scratch("junit");
+    let junit = d.path().join("j.xml");
+    let o = jc(
+        &[
+            "test",
+            "--adapter",
+            &fake("canonical-ascii"),
+            "--properties",
+            "0",
+            "--exact",
+            "canonical/keys/astral-vs-ffff",
+            "--junit",
+            junit.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o).2);
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}:\n{xml}"));
+    let failures = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("failure"))
+        .count();
+    assert_eq!(failures, 1, "{xml}");
+    assert!(
+        xml.contains("\\u{ffff}"),
+        "the character is shown escaped: {xml}"
+    );
+}
