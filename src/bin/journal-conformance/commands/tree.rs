@@ -176,13 +176,13 @@ fn apply(
         }
     }
 
-    let bytes = match open_input(&file)
+    let bytes = match open_input(file)
         .and_then(|r| journal_conformance::wire::read_bounded(r, limit.get()))
     {
         Ok(b) => b,
-        Err(e) => return report(&display_name(&file), ReadError::Io(e)),
+        Err(e) => return report(&display_name(file), ReadError::Io(e)),
     };
-    let document = open_input(&ops)
+    let document = open_input(ops)
         .map_err(ReadError::Io)
         .and_then(|r| journal_conformance::ops::read_document(r, limit.get()));
     let steps = match document {
@@ -197,11 +197,11 @@ fn apply(
             }) {
             Ok(s) => s,
             Err(e) => {
-                eprintln!("error: {}: {e}", display_name(&ops));
+                eprintln!("error: {}: {e}", display_name(ops));
                 return EXIT_USAGE;
             }
         },
-        Err(e) => return report(&display_name(&ops), e),
+        Err(e) => return report(&display_name(ops), e),
     };
     match tree::apply_in_reporting(&bytes, &steps, profile) {
         Ok((v, failed)) => {
@@ -220,7 +220,7 @@ fn apply(
                 let at = e.index.map_or(String::new(), |n| format!(" at index {n}"));
                 eprintln!(
                     "{}: step {i} ({}): error[{}]: {}{at}; the tree is unchanged by it",
-                    display_name(&ops),
+                    display_name(ops),
                     steps[*i].name(),
                     e.code.as_str(),
                     e.message
@@ -248,6 +248,6 @@ fn apply(
                 }
             }
         }
-        Err(e) => report(&display_name(&file), ReadError::Invalid(e)),
+        Err(e) => report(&display_name(file), ReadError::Invalid(e)),
     }
 }
