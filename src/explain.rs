@@ -42,7 +42,7 @@ pub fn explain_record(r: &CaseRecord) -> String {
         .iter()
         .any(|c| matches!(c.outcome, Outcome::Failed | Outcome::Errored));
     if !r.message.is_empty() && (!explained_by_checks || r.is_differential()) {
-        s.push_str(&r.message);
+        s.push_str(&escape(r.message.as_bytes(), usize::MAX).0);
         s.push('\n');
     }
     s.push_str(&explain_parts(

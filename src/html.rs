@@ -13,18 +13,7 @@ use std::path::Path;
 use crate::canonical;
 use crate::json::Value;
 use crate::record::{CaseRecord, Counts};
-use crate::report;
-
-/// One implementation's results, merged over its reports.
-#[derive(Clone, Debug, Default)]
-pub struct Results {
-    /// `name version` from the header (the file name when the header has none).
-    pub implementation: String,
-    pub language: String,
-    pub files: Vec<String>,
-    pub partitions: Vec<String>,
-    pub cases: BTreeMap<String, CaseRecord>,
-}
+use crate::report::summary::ReportSummary;
 
 /// Outcome counts of some records.
 fn tally<'a>(cases: impl IntoIterator<Item = &'a CaseRecord>) -> Counts {
@@ -45,48 +34,6 @@ fn rules_of(c: &CaseRecord) -> Vec<String> {
         }
     }
     rules
-}
-
-/// Read report files ([`report::read`]); reports of the same implementation (name and
-/// version) are merged.
-pub fn read_reports(paths: &[impl AsRef<Path>]) -> Result<Vec<Results>, String> {
-    let mut out: Vec<Results> = Vec::new();
-    for p in paths {
-        let p = p.as_ref();
-        let rep = report::read(p).map_err(|e| e.to_string())?;
-        let mut r = Results {
-            implementation: p.display().to_string(),
-            files: vec![p.display().to_string()],
-            ..Results::default()
-        };
-        if let Some(h) = &rep.header {
-            let imp = &h.implementation;
-            if !imp.name.is_empty() {
-                r.implementation = if imp.version.is_empty() {
-                    imp.name.clone()
-                } else {
-                    format!("{} {}", imp.name, imp.version)
-                };
-            }
-            r.language.clone_from(&imp.language);
-            r.partitions.extend(h.partition.iter().cloned());
-        }
-        for c in rep.cases {
-            r.cases.insert(c.id.clone(), c);
-        }
-        match out
-            .iter_mut()
-            .find(|x| x.implementation == r.implementation)
-        {
-            Some(x) => {
-                x.files.extend(r.files);
-                x.partitions.extend(r.partitions);
-                x.cases.extend(r.cases);
-            }
-            None => out.push(r),
-        }
-    }
-    Ok(out)
 }
 
 fn json_text(v: &Value) -> String {
@@ -169,7 +116,7 @@ details{margin:.3em 0;border:1px solid #ccc;padding:.3em .6em}summary{cursor:poi
 .legend span{display:inline-block;padding:.1em .5em;margin-right:.5em;border:1px solid #999}";
 
 /// Render the page for these implementations.
-pub fn render(results: &[Results]) -> String {
+pub fn render(results: &[ReportSummary]) -> String {
     let mut h = String::new();
     let _ = write!(
         h,
@@ -186,7 +133,7 @@ pub fn render(results: &[Results]) -> String {
 }
 
 /// A header row: `first`, then one column per implementation.
-fn header(h: &mut String, results: &[Results], first: &str) {
+fn header(h: &mut String, results: &[ReportSummary], first: &str) {
     let _ = write!(h, "<tr><th>{first}</th>");
     for r in results {
         let _ = write!(h, "<th>{}</th>", escape(&r.implementation));
@@ -195,10 +142,10 @@ fn header(h: &mut String, results: &[Results], first: &str) {
 }
 
 /// The overall table: each implementation's verdict and reports.
-fn overall(h: &mut String, results: &[Results]) {
+fn overall(h: &mut String, results: &[ReportSummary]) {
     h.push_str("<h2 id=\"overall\">Overall</h2>\n<table id=\"overall-table\"><tr><th>implementation</th><th>language</th><th>result</th><th>reports</th></tr>\n");
     for r in results {
-        let t = tally(r.cases.values());
+        let t = tally(r.cases.iter());
         let files = if r.partitions.is_empty() {
             format!("{} report(s)", r.files.len())
         } else {
@@ -221,17 +168,17 @@ fn overall(h: &mut String, results: &[Results]) {
 }
 
 /// Outcomes by group, implementations side by side.
-fn by_group(h: &mut String, results: &[Results]) {
+fn by_group(h: &mut String, results: &[ReportSummary]) {
     let groups: BTreeSet<&str> = results
         .iter()
-        .flat_map(|r| r.cases.values().map(|c| c.group.as_str()))
+        .flat_map(|r| r.cases.iter().map(|c| c.group.as_str()))
         .collect();
     h.push_str("<h2 id=\"groups\">By group</h2>\n<table id=\"groups-table\">");
     header(h, results, "group");
     for g in &groups {
         let _ = write!(h, "<tr><th>{}</th>", escape(g));
         for r in results {
-            let t = tally(r.cases.values().filter(|c| c.group == *g));
+            let t = tally(r.cases.iter().filter(|c| c.group == *g));
             h.push_str(&cell(&t));
         }
         h.push_str("</tr>\n");
@@ -240,10 +187,10 @@ fn by_group(h: &mut String, results: &[Results]) {
 }
 
 /// Outcomes by rule, implementations side by side.
-fn by_rule(h: &mut String, results: &[Results]) {
+fn by_rule(h: &mut String, results: &[ReportSummary]) {
     let rules: BTreeSet<String> = results
         .iter()
-        .flat_map(|r| r.cases.values().flat_map(rules_of))
+        .flat_map(|r| r.cases.iter().flat_map(rules_of))
         .collect();
     h.push_str("<h2 id=\"rules\">By rule</h2>\n");
     if rules.is_empty() {
@@ -256,7 +203,7 @@ fn by_rule(h: &mut String, results: &[Results]) {
             for r in results {
                 let t = tally(
                     r.cases
-                        .values()
+                        .iter()
                         .filter(|c| rules_of(c).iter().any(|x| x == rule)),
                 );
                 h.push_str(&cell(&t));
@@ -268,11 +215,11 @@ fn by_rule(h: &mut String, results: &[Results]) {
 }
 
 /// Each rule with failing cases, linked to their details.
-fn failures_by_rule(h: &mut String, results: &[Results]) {
+fn failures_by_rule(h: &mut String, results: &[ReportSummary]) {
     h.push_str("<h2 id=\"failures-by-rule\">Failures by rule</h2>\n");
     let mut by_rule: BTreeMap<String, Vec<(usize, &CaseRecord)>> = BTreeMap::new();
     for (i, r) in results.iter().enumerate() {
-        for c in r.cases.values().filter(|c| c.outcome.is_bad()) {
+        for c in r.cases.iter().filter(|c| c.outcome.is_bad()) {
             let rules = rules_of(c);
             if rules.is_empty() {
                 by_rule.entry("(no rule)".into()).or_default().push((i, c));
@@ -313,10 +260,10 @@ fn failures_by_rule(h: &mut String, results: &[Results]) {
 }
 
 /// The details of every failing or errored case.
-fn failing_cases(h: &mut String, results: &[Results]) {
+fn failing_cases(h: &mut String, results: &[ReportSummary]) {
     h.push_str("<h2 id=\"details\">Failing cases</h2>\n");
     for (i, r) in results.iter().enumerate() {
-        let bad: Vec<&CaseRecord> = r.cases.values().filter(|c| c.outcome.is_bad()).collect();
+        let bad: Vec<&CaseRecord> = r.cases.iter().filter(|c| c.outcome.is_bad()).collect();
         let _ = writeln!(
             h,
             "<h3>{} ({} failing or errored)</h3>",
@@ -390,11 +337,46 @@ fn details(h: &mut String, imp: usize, c: &CaseRecord) {
     h.push_str("</table></details>\n");
 }
 
-/// `summary --html OUT REPORT...`: read, render, write atomically.
-pub fn write_page(out: &Path, reports: &[impl AsRef<Path>]) -> Result<(), String> {
-    let results = read_reports(reports)?;
-    crate::fsutil::write_atomic(out, render(&results).as_bytes())
-        .map_err(|e| format!("{}: {e}", out.display()))
+/// The page of a `summary` that could not give a verdict: it says so, and why, and
+/// shows no results (a stale or partial page must never look green).
+pub fn render_incomplete(why: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>journal-conformance results: incomplete</title><style>{STYLE}</style></head><body>\n<h1>journal-conformance results</h1>\n<h2 id=\"overall\">Overall</h2>\n<p class=\"incomplete\" id=\"incomplete\"><strong>INCOMPLETE</strong>: no verdict (summary exits 2): {}</p>\n</body></html>\n",
+        escape(why)
+    )
+}
+
+/// Why `out` may not be written as the page: it is one of the `inputs` (the same file),
+/// or it exists and is not a page this kit writes (a report given where the page goes,
+/// as a shell glob after `--html` does).
+pub fn refuse_output(out: &Path, inputs: &[impl AsRef<Path>]) -> Option<String> {
+    if let Some(i) = inputs
+        .iter()
+        .find(|i| crate::fsutil::same_file(out, i.as_ref()))
+    {
+        return Some(format!(
+            "--html {}: that is the report {} given as input; refusing to overwrite it",
+            out.display(),
+            i.as_ref().display()
+        ));
+    }
+    let mut head = [0u8; 15];
+    let n = std::fs::File::open(out)
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+        .unwrap_or(0);
+    let exists = std::fs::symlink_metadata(out).is_ok();
+    if exists && &head[..n] != b"<!DOCTYPE html>" {
+        return Some(format!(
+            "--html {}: the file exists and is not an HTML page (a report given where the page goes?); refusing to overwrite it",
+            out.display()
+        ));
+    }
+    None
+}
+
+/// Write the page atomically.
+pub fn write_page(out: &Path, page: &str) -> Result<(), String> {
+    crate::fsutil::write_atomic(out, page.as_bytes()).map_err(|e| format!("{}: {e}", out.display()))
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ pub const PREVIEW_BYTES: usize = 300;
 /// format characters (Cf: U+FEFF, bidi controls, zero-width joiners, soft hyphen),
 /// line and paragraph separators (U+2028, U+2029), spaces other than U+0020 (U+00A0,
 /// U+3000, ...), private-use and unassigned code points.
-fn shown_as_is(c: char) -> bool {
+pub fn shown_as_is(c: char) -> bool {
     c == ' '
         || !matches!(
             c.general_category(),

@@ -422,14 +422,42 @@ pub fn load_dir(root: &Path) -> Result<Vec<Case>, String> {
             continue;
         }
         let path = root.join(&rel);
+        let bytes = read_regular(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8", path.display()))?;
         let dir = path.parent().unwrap().to_path_buf();
-        let read = |f: &str| std::fs::read(dir.join(f)).map_err(|e| e.to_string());
+        let read = |f: &str| read_input_file(root, &dir, f);
         cases.extend(parse_file(&text, &group_of(&rel).unwrap(), &read)?);
     }
     check_unique(&cases)?;
     Ok(cases)
+}
+
+/// A corpus file's bytes: a regular file (a FIFO or a device is refused, never waited on
+/// or read forever), read through the line bound (SPEC.md 16.5).
+fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    let f = crate::fsutil::open_regular(path)?;
+    crate::wire::read_bounded(
+        std::io::BufReader::new(f),
+        crate::wire::DEFAULT_MAX_LINE_BYTES,
+    )
+}
+
+/// An `input_file` (V-CASE-1): relative to the vector file's directory, and it must
+/// resolve inside the corpus directory `root` (no `..` out of it, no absolute path, no
+/// symlink out of it) to a regular file.
+fn read_input_file(root: &Path, dir: &Path, f: &str) -> Result<Vec<u8>, String> {
+    let inside = |p: &Path| -> std::io::Result<bool> {
+        Ok(p.canonicalize()?.starts_with(root.canonicalize()?))
+    };
+    let path = dir.join(f);
+    match inside(&path) {
+        Ok(true) => read_regular(&path).map_err(|e| e.to_string()),
+        Ok(false) => {
+            Err("resolves outside the corpus directory; an input file must be inside it".into())
+        }
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) -> std::io::Result<()> {

@@ -123,6 +123,9 @@ const NOT_VECTOR_RULES: &[&str] = &[
     "V-SKIP-1",
     "X-SELECT-1",
     "X-VERDICT-1",
+    // Reports as evidence and their merge: tests/evidence.rs.
+    "X-EVIDENCE-1",
+    "X-MERGE-1",
     "C-IMPL-1",
     "F-FP-3",
     "J-LOC-1",

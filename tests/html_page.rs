@@ -6,6 +6,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use journal_conformance::adapter::ImplInfo;
+use journal_conformance::json::{self, Value};
+use journal_conformance::preview::Preview;
+use journal_conformance::record::{CaseRecord, CheckRecord, Outcome};
+use journal_conformance::report::{self, Footer, Header, RunIdentity};
+use journal_conformance::vectors::Level;
+use journal_conformance::verdict::Cause;
+
 const BIN: &str = env!("CARGO_BIN_EXE_journal-conformance");
 
 /// A fresh directory, removed on drop.
@@ -32,57 +40,97 @@ impl Drop for TempDir {
     }
 }
 
-fn case(id: &str, outcome: &str, extra: &str) -> String {
+/// A case record: `rules` empty stands for a report line without `rules`, `cause` and
+/// `input` (what older kits wrote).
+fn case(id: &str, outcome: Outcome, rules: &[&str]) -> CaseRecord {
     let group = id.rsplit_once('/').unwrap().0;
-    format!(
-        r#"{{"type":"case","id":"{id}","group":"{group}","level":"must","outcome":"{outcome}","message":"m","duration_ms":0,"checks":[{{"op":{{"op":"validate"}},"outcome":"{outcome}","expected":{{"result":{{"event_count":2}}}},"actual":{{"error":{{"code":"invalid_json","line":1}}}},"message":"expected a result"}}]{extra}}}"#
-    )
+    let full = !rules.is_empty();
+    CaseRecord {
+        id: id.into(),
+        group: group.into(),
+        level: Level::Must,
+        outcome,
+        message: "m".into(),
+        cause: full.then_some(Cause::ErrorInsteadOfResult),
+        rules: rules.iter().map(|r| r.to_string()).collect(),
+        tags: vec![],
+        description: String::new(),
+        input: full.then(|| Preview::of(b"<script>alert(1)</script>")),
+        checks: vec![CheckRecord {
+            op: json::parse(r#"{"op":"validate"}"#).unwrap(),
+            outcome,
+            expected: json::parse(r#"{"result":{"event_count":2}}"#).unwrap(),
+            actual: json::parse(r#"{"error":{"code":"invalid_json","line":1}}"#).unwrap(),
+            message: "expected a result".into(),
+            cause: None,
+            pointer: None,
+        }],
+        duration: Duration::ZERO,
+        stderr: String::new(),
+        extra: vec![],
+    }
 }
 
-/// alpha (two shards, new-style lines) and beta (an old report: no rules, cause or input).
+/// A report as a run writes it (the library's writer: header, cases, footer with the
+/// digest of its case lines).
+fn write(path: &Path, name: &str, language: &str, partition: Option<&str>, cases: &[CaseRecord]) {
+    let info = ImplInfo {
+        name: name.into(),
+        version: if name == "alpha" { "1.0" } else { "2" }.into(),
+        language: language.into(),
+        operations: vec!["validate".into()],
+        profiles: vec!["core".into()],
+    };
+    let identity = RunIdentity {
+        corpus: "sha256:00".into(),
+        corpus_cases: 5,
+        selection: Value::Null,
+        skip_list: None,
+        properties: 0,
+        seed: 1,
+    };
+    let header = Header::new(info, cases.len(), partition.map(str::to_owned), identity);
+    let footer = Footer::new(cases, None, Duration::ZERO, "closing", &[]);
+    report::write(path, &header, cases, &footer).unwrap();
+}
+
+/// alpha (two shards) and beta (a report whose lines lack rules, cause and input).
 fn reports(dir: &Path) -> Vec<PathBuf> {
-    let header = |name: &str, part: &str| {
-        format!(
-            r#"{{"type":"header","kit":"journal-conformance 0.1.0","implementation":{{"name":"{name}","version":"1.0","language":"js"}},"cases":3,"partition":{part}}}"#
-        )
-    };
-    let rules = |r: &str| {
-        format!(
-            r#","rules":["{r}"],"cause":"error_instead_of_result","input":{{"size":25,"preview":"<script>alert(1)</script>"}}"#
-        )
-    };
-    let a1 = [
-        header("alpha", r#""count:1/2""#),
-        case("wire/a", "passed", &rules("W-LINE-1")),
-        case("wire/b", "failed", &rules("W-LINE-1")),
-        case("json/c", "passed", &rules("C-KEY-2")),
-        r#"{"type":"footer","passed":2,"failed":1,"errored":0,"skipped":0,"duration_ms":1}"#.into(),
-    ];
-    let a2 = [
-        header("alpha", r#""count:2/2""#),
-        case("json/d", "errored", &rules("C-KEY-2")),
-        case("json/e", "skipped", &rules("C-KEY-2")),
-        r#"{"type":"footer","passed":0,"failed":0,"errored":1,"skipped":1,"duration_ms":1,"unknown_member":true}"#.into(),
-    ];
-    let b = [
-        r#"{"type":"header","kit":"journal-conformance 0.0.9","implementation":{"name":"beta","version":"2","language":"python"},"cases":3}"#.to_owned(),
-        case("wire/a", "passed", ""),
-        case("wire/b", "passed", ""),
-        case("json/c", "failed", ""),
-        r#"{"type":"footer","passed":2,"failed":1,"errored":0,"skipped":0,"duration_ms":1}"#.into(),
-    ];
-    [
-        ("a1.jsonl", &a1[..]),
-        ("a2.jsonl", &a2[..]),
-        ("b.jsonl", &b[..]),
-    ]
-    .iter()
-    .map(|(n, lines)| {
-        let p = dir.join(n);
-        std::fs::write(&p, lines.join("\n") + "\n").unwrap();
-        p
-    })
-    .collect()
+    use Outcome::*;
+    let p = |n: &str| dir.join(n);
+    write(
+        &p("a1.jsonl"),
+        "alpha",
+        "js",
+        Some("count:1/2"),
+        &[
+            case("wire/a", Passed, &["W-LINE-1"]),
+            case("wire/b", Failed, &["W-LINE-1"]),
+            case("json/c", Passed, &["C-KEY-2"]),
+        ],
+    );
+    write(
+        &p("a2.jsonl"),
+        "alpha",
+        "js",
+        Some("count:2/2"),
+        &[
+            case("json/d", Errored, &["C-KEY-2"]),
+            case("json/e", Skipped, &["C-KEY-2"]),
+        ],
+    );
+    write(
+        &p("b.jsonl"),
+        "beta",
+        "python",
+        None,
+        &[
+            case("wire/a", Passed, &[]),
+            case("wire/b", Passed, &[]),
+            case("json/c", Failed, &[]),
+        ],
+    );
+    vec![p("a1.jsonl"), p("a2.jsonl"), p("b.jsonl")]
 }
 
 fn page(dir: &Path) -> PathBuf {
@@ -147,11 +195,13 @@ fn the_page_is_self_contained_escaped_and_counts() {
     assert!(html.contains("{&quot;result&quot;:{&quot;event_count&quot;:2}}"));
     assert!(
         html.contains("rules: (not in the report)"),
-        "beta's old report"
+        "beta's lines without rules"
     );
     assert!(html.contains("input: (not in the report)"));
 }
 
+/// A report that is not what a run writes gives no verdict: exit 2 naming the file and
+/// line, and the page, written all the same, says INCOMPLETE and shows no results.
 #[test]
 fn a_bad_report_is_a_usage_error_naming_the_line() {
     let dir = TempDir::new("bad");
@@ -170,7 +220,12 @@ fn a_bad_report_is_a_usage_error_naming_the_line() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.jsonl:2:"), "{err}");
-    assert!(!dir.path().join("o.html").exists());
+    let page = std::fs::read_to_string(dir.path().join("o.html")).unwrap();
+    assert!(
+        page.contains("INCOMPLETE") && page.contains("bad.jsonl:2:"),
+        "{page}"
+    );
+    assert!(!page.contains("✓") && !page.contains("passed ·"), "{page}");
 }
 
 fn chromium() -> Option<PathBuf> {

@@ -206,10 +206,16 @@ impl StderrTail {
         }
     }
 
+    /// The tail as text, every control, format or invalid byte but `\n` escaped
+    /// ([`crate::preview::escape`]): an adapter's escape sequences never reach a terminal,
+    /// a JUnit file or a page raw.
     pub(crate) fn text(&self) -> String {
         let t = self.0.lock().unwrap_or_else(|p| p.into_inner());
         let bytes: Vec<u8> = t.iter().copied().collect();
-        String::from_utf8_lossy(&bytes).trim_end().to_owned()
+        crate::preview::escape(&bytes, usize::MAX)
+            .0
+            .trim_end()
+            .to_owned()
     }
 
     pub(crate) fn clear(&self) {

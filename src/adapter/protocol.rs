@@ -315,7 +315,10 @@ pub fn parse_run_reply(line: &[u8], id: i64) -> Reply {
             crate::error::shorten(line, 120)
         ));
     }
-    if let Some(r) = v.get("result") {
+    if v.get("result").is_some() && v.get("error").is_some() {
+        // The schema says oneOf: an answer that is both is a protocol error (A-RUN-1).
+        Reply::Fault("answer has both `result` and `error`".into())
+    } else if let Some(r) = v.get("result") {
         Reply::Answer(Answer::Result(r.clone()))
     } else if let Some(e) = v.get("error") {
         match answer_error(e) {

@@ -71,6 +71,8 @@ pub struct DiffReport {
     /// (operation, why it was not compared); `"*"` when the whole phase stopped.
     pub skipped_ops: Vec<(String, String)>,
     pub kinds: Vec<Kind>,
+    /// What the phase could not do (writing counterexamples): the run is incomplete.
+    pub errors: Vec<String>,
 }
 
 /// One distinct kind of disagreement (same operation, cause, rule and pointer or
@@ -149,7 +151,14 @@ pub fn run(imp: &mut dyn Implementation, opts: &DiffOptions) -> Result<DiffRepor
     let mut kinds = shrink_kinds(imp, search, opts, &info.name, &mut report.errored);
     counterexamples::dedupe_ids(&mut kinds);
     if let Some(dir) = opts.counterexamples {
-        counterexamples::write_kinds(dir, &mut kinds)?;
+        // A kind whose counterexample cannot be written is still a kind: the write
+        // failure makes the run incomplete, it does not lose the disagreements.
+        if let Err(e) = counterexamples::write_kinds(dir, &mut kinds) {
+            report.errors.push(format!(
+                "writing the counterexamples to {}: {e}",
+                dir.display()
+            ));
+        }
     }
     report.kinds = kinds;
     Ok(report)

@@ -151,14 +151,21 @@ pub fn skip_reasons(records: &[CaseRecord]) -> String {
 }
 
 /// The closing line: the verdict and honest coverage.
+/// With `errors` the run has no verdict: the word is INCOMPLETE and the line says how
+/// many things could not be done.
 pub fn closing_line(
     implementation: &str,
     records: &[CaseRecord],
     properties: Option<&PropertiesSummary>,
     elapsed: Duration,
+    errors: &[String],
 ) -> String {
     let c = Counts::of(records);
-    let word = status(c, properties).word;
+    let word = if errors.is_empty() {
+        status(c, properties).word
+    } else {
+        "INCOMPLETE"
+    };
     let checked = c.passed + c.failed + c.errored;
     let mut s = format!(
         "conformance {word} for {implementation}: checked {checked} of {} cases: {} passed, {} failed, {} errored",
@@ -183,8 +190,32 @@ pub fn closing_line(
             )),
         }
     }
+    if !errors.is_empty() {
+        s.push_str(&format!(
+            "; {} error(s), no verdict: {}",
+            errors.len(),
+            errors.join("; ")
+        ));
+    }
     s.push_str(&format!(" ({:.2} s)", elapsed.as_secs_f64()));
     s
+}
+
+/// What makes the shards of one run one run: `summary` merges shards only when all of
+/// these agree (SPEC.md 13.5, X-VERDICT-1).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunIdentity {
+    /// `sha256:` of the loaded corpus (every case, golden traces included).
+    pub corpus: String,
+    /// Cases in the loaded corpus (before selection).
+    pub corpus_cases: u64,
+    /// FILTERs, `--exact`, `--skip`, `--rule`, `--tag`, `--level`.
+    pub selection: Value,
+    /// `sha256:` of the skip list's entries, `None` without one.
+    pub skip_list: Option<String>,
+    /// Generated cases asked for (`--properties`) and the seed.
+    pub properties: u64,
+    pub seed: u64,
 }
 
 /// The report's first line: what ran, against what.
@@ -193,24 +224,32 @@ pub struct Header {
     /// `journal-conformance 0.1.0`.
     pub kit: String,
     pub implementation: ImplInfo,
-    /// Cases selected.
+    /// Cases selected (in this shard).
     pub cases: u64,
     /// `count:K/N` or `hash:K/N` for one shard.
     pub partition: Option<String>,
+    pub run: RunIdentity,
 }
 
 impl Header {
     /// The header of a run of this kit.
-    pub fn new(implementation: ImplInfo, cases: usize, partition: Option<String>) -> Header {
+    pub fn new(
+        implementation: ImplInfo,
+        cases: usize,
+        partition: Option<String>,
+        run: RunIdentity,
+    ) -> Header {
         Header {
             kit: concat!("journal-conformance ", env!("CARGO_PKG_VERSION")).into(),
             implementation,
             cases: cases as u64,
             partition,
+            run,
         }
     }
 
     pub fn to_json(&self) -> Value {
+        let r = &self.run;
         Value::object([
             ("type", Value::from("header")),
             ("kit", Value::from(self.kit.as_str())),
@@ -219,6 +258,25 @@ impl Header {
             (
                 "partition",
                 self.partition.as_deref().map_or(Value::Null, Value::from),
+            ),
+            (
+                "corpus",
+                Value::object([
+                    ("digest", Value::from(r.corpus.as_str())),
+                    ("cases", Value::from_u64(r.corpus_cases)),
+                ]),
+            ),
+            ("selection", r.selection.clone()),
+            (
+                "skip_list",
+                r.skip_list.as_deref().map_or(Value::Null, Value::from),
+            ),
+            (
+                "properties",
+                Value::object([
+                    ("cases", Value::from_u64(r.properties)),
+                    ("seed", Value::from_u64(r.seed)),
+                ]),
             ),
         ])
     }
@@ -231,6 +289,12 @@ impl Header {
                 .unwrap_or("")
                 .to_owned()
         };
+        let n = |v: Option<&Value>, k: &str| {
+            v.and_then(|v| v.get(k))
+                .and_then(Value::as_i64)
+                .and_then(|n| u64::try_from(n).ok())
+                .unwrap_or(0)
+        };
         let imp = v.get("implementation");
         let list = |k: &str| {
             imp.and_then(|i| i.get(k))
@@ -241,6 +305,7 @@ impl Header {
                 .map(str::to_owned)
                 .collect()
         };
+        let (corpus, props) = (v.get("corpus"), v.get("properties"));
         Header {
             kit: s(Some(v), "kit"),
             implementation: ImplInfo {
@@ -250,28 +315,63 @@ impl Header {
                 operations: list("operations"),
                 profiles: list("profiles"),
             },
-            cases: v
-                .get("cases")
-                .and_then(Value::as_i64)
-                .and_then(|n| u64::try_from(n).ok())
-                .unwrap_or(0),
+            cases: n(Some(v), "cases"),
             partition: v
                 .get("partition")
                 .and_then(Value::as_str)
                 .map(str::to_owned),
+            run: RunIdentity {
+                corpus: s(corpus, "digest"),
+                corpus_cases: n(corpus, "cases"),
+                selection: v.get("selection").cloned().unwrap_or(Value::Null),
+                skip_list: v
+                    .get("skip_list")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                properties: n(props, "cases"),
+                seed: n(props, "seed"),
+            },
         }
     }
 }
 
-/// The report's last line: the counts and the verdict.
+/// The report's last line: the counts, the verdict, and a digest of the case lines.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Footer {
     pub counts: Counts,
     pub duration: Duration,
     pub properties: Option<PropertiesSummary>,
+    /// The exit status of the run: [`status`] of the records, 2 when `errors` is not empty.
     pub status: i32,
     /// The closing line.
     pub summary: String,
+    /// `sha256:` of the case lines as written (each line's text and `\n`, in order).
+    pub digest: String,
+    /// What the run could not do (writing a counterexample, the JUnit file, the skip
+    /// list): a run with errors has no verdict (exit 2).
+    pub errors: Vec<String>,
+}
+
+/// The incremental digest of a report's case lines ([`Footer::digest`]).
+#[derive(Clone, Default)]
+pub struct LinesDigest(sha2::Sha256);
+
+impl LinesDigest {
+    pub fn line(&mut self, text: &str) {
+        use sha2::Digest;
+        self.0.update(text.as_bytes());
+        self.0.update(b"\n");
+    }
+
+    pub fn hex(self) -> String {
+        use sha2::Digest;
+        let d = self.0.finalize();
+        let mut s = String::from("sha256:");
+        for b in d {
+            s.push_str(&format!("{b:02x}"));
+        }
+        s
+    }
 }
 
 impl Footer {
@@ -281,14 +381,25 @@ impl Footer {
         properties: Option<&PropertiesSummary>,
         elapsed: Duration,
         summary: &str,
+        errors: &[String],
     ) -> Footer {
         let counts = Counts::of(records);
+        let mut digest = LinesDigest::default();
+        for r in records {
+            digest.line(&canonical::to_string(&r.to_json()));
+        }
         Footer {
             counts,
             duration: elapsed,
             properties: properties.cloned(),
-            status: status(counts, properties).code,
+            status: if errors.is_empty() {
+                status(counts, properties).code
+            } else {
+                2
+            },
             summary: summary.to_owned(),
+            digest: digest.hex(),
+            errors: errors.to_vec(),
         }
     }
 
@@ -312,6 +423,16 @@ impl Footer {
             ),
             ("status", Value::from_i64(i64::from(self.status))),
             ("summary", Value::from(self.summary.as_str())),
+            ("digest", Value::from(self.digest.as_str())),
+            (
+                "errors",
+                Value::Array(
+                    self.errors
+                        .iter()
+                        .map(|e| Value::from(e.as_str()))
+                        .collect(),
+                ),
+            ),
         ])
     }
 
@@ -323,6 +444,7 @@ impl Footer {
                 .and_then(|n| u64::try_from(n).ok())
                 .unwrap_or(0)
         };
+        let text = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
         Footer {
             counts: Counts {
                 passed: n("passed"),
@@ -336,27 +458,36 @@ impl Footer {
                 .get("status")
                 .and_then(Value::as_i64)
                 .and_then(|s| i32::try_from(s).ok())
-                .unwrap_or(0),
-            summary: v
-                .get("summary")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_owned(),
+                .unwrap_or(-1),
+            summary: text("summary"),
+            digest: text("digest"),
+            errors: v
+                .get("errors")
+                .and_then(Value::as_array)
+                .unwrap_or(&[])
+                .iter()
+                .map(|e| {
+                    e.as_str()
+                        .map_or_else(|| canonical::to_string(e), str::to_owned)
+                })
+                .collect(),
         }
     }
 }
 
-/// One report file, read back.
+/// One report file, read back: its lines in order, each kind where it must stand.
 #[derive(Clone, Debug)]
 pub struct Report {
     /// The file's path as given.
     pub path: String,
-    pub header: Option<Header>,
+    pub header: Header,
     pub cases: Vec<CaseRecord>,
-    pub footer: Option<Footer>,
+    pub footer: Footer,
+    /// [`LinesDigest`] of the case lines as they stand in the file.
+    pub lines_digest: String,
 }
 
-/// A report that cannot be read: the file and line, and why.
+/// A report that cannot be read, or is not what a run writes: the file (and line), and why.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
     #[error("{path}: {source}")]
@@ -370,44 +501,123 @@ pub enum ReportError {
         line: usize,
         why: String,
     },
+    #[error("{path}: {why}")]
+    File { path: String, why: String },
 }
 
 /// How deep a report line may nest: expected and actual values sit a few levels below
 /// the case object.
 pub const MAX_LINE_DEPTH: usize = 4 * json::MAX_DEPTH;
 
-/// Read a report written by `test --report`: a header, case lines, a footer (SPEC.md
-/// 13.5). A line that is not JSON, is not one of those, or a case line without an id or
-/// a valid outcome is an error naming the file and line.
+/// Read a report written by `test --report` (SPEC.md 13.5): exactly one header, first;
+/// case lines; exactly one footer, last. A line that is not JSON, is not one of those,
+/// stands elsewhere, or a case line without an id or a valid outcome is an error naming
+/// the file and line; a file without a footer is truncated.
 pub fn read(path: &Path) -> Result<Report, ReportError> {
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| ReportError::Io {
+    let file = crate::fsutil::open_regular(path).map_err(|source| ReportError::Io {
         path: shown.clone(),
         source,
     })?;
-    let mut report = Report {
-        path: shown.clone(),
-        header: None,
-        cases: Vec::new(),
-        footer: None,
-    };
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut std::io::BufReader::new(file), &mut text).map_err(
+        |source| ReportError::Io {
+            path: shown.clone(),
+            source,
+        },
+    )?;
+    let mut header = None;
+    let mut footer = None;
+    let mut cases = Vec::new();
+    let mut digest = LinesDigest::default();
     for (n, line) in text.lines().enumerate() {
         let at = |why: String| ReportError::Line {
             path: shown.clone(),
             line: n + 1,
             why,
         };
+        if footer.is_some() {
+            return Err(at("a line after the footer".into()));
+        }
         let v = json::parse_with_max_depth(line, MAX_LINE_DEPTH).map_err(|e| at(e.to_string()))?;
-        match v.get("type").and_then(Value::as_str) {
-            Some("header") => report.header = Some(Header::from_json(&v)),
-            Some("case") => report
-                .cases
-                .push(CaseRecord::from_json(&v).map_err(|e: RecordError| at(e.to_string()))?),
-            Some("footer") => report.footer = Some(Footer::from_json(&v)),
+        match (v.get("type").and_then(Value::as_str), n) {
+            (Some("header"), 0) => header = Some(Header::from_json(&v)),
+            (Some("header"), _) => return Err(at("a second header".into())),
+            (_, 0) => return Err(at("the first line is not a header".into())),
+            (Some("case"), _) => {
+                cases.push(CaseRecord::from_json(&v).map_err(|e: RecordError| at(e.to_string()))?);
+                digest.line(line);
+            }
+            (Some("footer"), _) => footer = Some(Footer::from_json(&v)),
             _ => return Err(at("not a report line".into())),
         }
     }
-    Ok(report)
+    let file_error = |why: &str| ReportError::File {
+        path: shown.clone(),
+        why: why.into(),
+    };
+    let header = header.ok_or_else(|| file_error("empty: no header line"))?;
+    let footer = footer.ok_or_else(|| {
+        file_error("no footer line: the report is truncated (the run did not finish?)")
+    })?;
+    Ok(Report {
+        path: shown,
+        header,
+        cases,
+        footer,
+        lines_digest: digest.hex(),
+    })
+}
+
+impl Report {
+    /// What a run writes must hold of the file: its footer's digest is that of its case
+    /// lines, its counts and status are those of its records, and no case id is there
+    /// twice. The error names the file and the field.
+    pub fn check(&self) -> Result<(), ReportError> {
+        let bad = |why: String| {
+            Err(ReportError::File {
+                path: self.path.clone(),
+                why,
+            })
+        };
+        let f = &self.footer;
+        if f.digest != self.lines_digest {
+            return bad(format!(
+                "footer field `digest` is {:?}, not the digest of its case lines ({}): the file was edited or pieced together",
+                f.digest, self.lines_digest
+            ));
+        }
+        let c = Counts::of(&self.cases);
+        for (field, said, counted) in [
+            ("passed", f.counts.passed, c.passed),
+            ("failed", f.counts.failed, c.failed),
+            ("errored", f.counts.errored, c.errored),
+            ("skipped", f.counts.skipped, c.skipped),
+        ] {
+            if said != counted {
+                return bad(format!(
+                    "footer field `{field}` says {said}, its case lines count {counted}"
+                ));
+            }
+        }
+        let due = if f.errors.is_empty() {
+            status(c, f.properties.as_ref()).code
+        } else {
+            2
+        };
+        if f.status != due {
+            return bad(format!(
+                "footer field `status` says {}, its records give {due}",
+                f.status
+            ));
+        }
+        let mut ids: Vec<&str> = self.cases.iter().map(|c| c.id.as_str()).collect();
+        ids.sort_unstable();
+        if let Some(w) = ids.windows(2).find(|w| w[0] == w[1]) {
+            return bad(format!("case {} is in the report twice", w[0]));
+        }
+        Ok(())
+    }
 }
 
 /// Write the JSON-lines report atomically.

@@ -28,8 +28,8 @@ use crate::adapter::{ImplInfo, Implementation};
 use crate::canonical;
 use crate::json::Value;
 pub use crate::partition::Partition;
-use crate::record::CaseRecord;
-use crate::report::{self, Footer, Header, PropertiesSummary, Status};
+use crate::record::{CaseRecord, Counts};
+use crate::report::{self, Footer, Header, PropertiesSummary, RunIdentity, Status};
 
 pub use case::run_case;
 pub use plan::{load_corpus, Plan};
@@ -79,30 +79,50 @@ impl RunError {
 /// A finished run, as data.
 #[derive(Debug)]
 pub struct RunOutcome {
-    /// The report's header: the kit, the implementation, the cases selected.
+    /// The report's header: the kit, the implementation, what ran.
     pub header: Header,
     /// Every case's record: the fixed cases in corpus order, then the differential kinds.
     pub records: Vec<CaseRecord>,
     pub properties: Option<PropertiesSummary>,
     pub elapsed: Duration,
-    /// The closing line (the footer's `summary`).
-    pub closing: String,
-    /// Lines printed after it: cases `--fail-fast` left unrun, cases of other levels.
+    /// Lines printed after the closing line: cases `--fail-fast` left unrun, cases of
+    /// other levels.
     pub notes: Vec<String>,
-    pub footer: Footer,
-    /// The verdict of the records; an errored properties phase makes it 2 in
-    /// [`RunOutcome::exit_status`].
-    pub status: Status,
-    /// Why the properties phase could not complete, if it could not.
-    pub properties_error: Option<String>,
+    /// What the run could not do (the properties phase, writing a counterexample, the
+    /// JUnit file, the skip list, the report): a run with errors has no verdict (exit 2),
+    /// and its report says so.
+    pub errors: Vec<String>,
     /// The skip list the run applied.
     pub skips: SkipList,
 }
 
 impl RunOutcome {
+    /// The verdict of the records ([`report::status`]), INCOMPLETE (2) with errors.
+    pub fn status(&self) -> Status {
+        if self.errors.is_empty() {
+            report::status(Counts::of(&self.records), self.properties.as_ref())
+        } else {
+            Status {
+                code: 2,
+                word: "INCOMPLETE",
+            }
+        }
+    }
+
+    /// The closing line (the footer's `summary`).
+    pub fn closing(&self) -> String {
+        report::closing_line(
+            &self.header.implementation.name,
+            &self.records,
+            self.properties.as_ref(),
+            self.elapsed,
+            &self.errors,
+        )
+    }
+
     /// The closing line and its notes.
     pub fn closing_with_notes(&self) -> String {
-        let mut s = self.closing.clone();
+        let mut s = self.closing();
         for n in &self.notes {
             s.push('\n');
             s.push_str(n);
@@ -110,13 +130,20 @@ impl RunOutcome {
         s
     }
 
-    /// The exit status of the run before its outputs are written (X-EXIT-1).
+    /// The report's footer.
+    pub fn footer(&self) -> Footer {
+        Footer::new(
+            &self.records,
+            self.properties.as_ref(),
+            self.elapsed,
+            &self.closing(),
+            &self.errors,
+        )
+    }
+
+    /// The exit status of the run (X-EXIT-1).
     pub fn exit_status(&self) -> i32 {
-        if self.properties_error.is_some() {
-            2
-        } else {
-            self.status.code
-        }
+        self.status().code
     }
 }
 
@@ -198,6 +225,14 @@ pub fn run(opts: &Options, reporter: &mut dyn Reporter) -> Result<RunOutcome, Ru
         info.clone(),
         plan.cases.len(),
         opts.partition.map(|p| p.label()),
+        RunIdentity {
+            corpus: plan.corpus_digest.clone(),
+            corpus_cases: plan.corpus_cases,
+            selection: opts.selection.to_json(),
+            skip_list: plan.skips.digest(),
+            properties: u64::from(opts.properties),
+            seed: opts.seed,
+        },
     );
     reporter.start(
         &header,
@@ -208,24 +243,28 @@ pub fn run(opts: &Options, reporter: &mut dyn Reporter) -> Result<RunOutcome, Ru
     reporter.corpus_done();
     let mut records = std::mem::take(&mut ran.records);
     let mut properties = None;
-    let mut properties_error = None;
+    let mut errors = Vec::new();
     if plan.properties && !ran.stopped_early {
         reporter.properties_start(opts.properties);
+        let mut phase_error = None;
         match properties::run_phase(ran.first.as_mut(), opts, &plan.skips) {
-            Ok((recs, summary)) => {
-                for r in &recs {
+            Ok(phase) => {
+                for r in &phase.records {
                     reporter.case(r);
                 }
-                records.extend(recs);
-                properties = Some(summary);
+                records.extend(phase.records);
+                properties = Some(phase.summary);
+                errors.extend(phase.errors);
             }
-            Err(e) => properties_error = Some(e),
+            Err(e) => {
+                phase_error = Some(e.clone());
+                errors.push(format!("the properties phase: {e}"));
+            }
         }
-        reporter.properties_done(properties_error.as_deref());
+        reporter.properties_done(phase_error.as_deref());
     }
     drop(ran.first); // stops the adapter
     let elapsed = started.elapsed();
-    let closing = report::closing_line(&info.name, &records, properties.as_ref(), elapsed);
     let mut notes = Vec::new();
     if ran.not_run > 0 {
         notes.push(format!(
@@ -239,48 +278,39 @@ pub fn run(opts: &Options, reporter: &mut dyn Reporter) -> Result<RunOutcome, Ru
             plan.not_selected_level
         ));
     }
-    let footer = Footer::new(&records, properties.as_ref(), elapsed, &closing);
-    let status = report::status(crate::record::Counts::of(&records), properties.as_ref());
-    let outcome = RunOutcome {
+    Ok(RunOutcome {
         header,
         records,
         properties,
         elapsed,
-        closing,
         notes,
-        footer,
-        status,
-        properties_error,
+        errors,
         skips: plan.skips,
-    };
-    reporter.finish(&outcome);
-    Ok(outcome)
+    })
 }
 
-/// Write the run's files: `--report`, `--junit`, `--write-skip-file`. Each failure is an
-/// `error: ...` line; any makes the run's status 2.
-pub fn write_outputs(opts: &Options, o: &RunOutcome) -> Result<(), Vec<String>> {
-    let mut errors = Vec::new();
-    if let Some(p) = &opts.report {
-        if let Err(e) = report::write(p, &o.header, &o.records, &o.footer) {
-            errors.push(format!("writing report {}: {e}", p.display()));
+/// Write the run's files, the report last so that it says what could not be written:
+/// `--write-skip-file`, `--junit`, `--report`. Each failure is added to the outcome's
+/// errors (and makes its status 2).
+pub fn write_outputs(opts: &Options, o: &mut RunOutcome) {
+    if let Some(p) = &opts.write_skip_file {
+        let text = skiplist::written(&o.records, &o.skips, opts.skip_by_rule);
+        if let Err(e) = crate::fsutil::write_atomic(p, text.as_bytes()) {
+            o.errors.push(format!("writing {}: {e}", p.display()));
         }
     }
     if let Some(p) = &opts.junit {
         let name = &o.header.implementation.name;
-        if let Err(e) = report::junit::write_junit(p, name, &o.records, o.properties.as_ref()) {
-            errors.push(format!("writing JUnit {}: {e}", p.display()));
+        if let Err(e) =
+            report::junit::write_junit(p, name, &o.records, o.properties.as_ref(), &o.errors)
+        {
+            o.errors.push(format!("writing JUnit {}: {e}", p.display()));
         }
     }
-    if let Some(p) = &opts.write_skip_file {
-        let text = skiplist::written(&o.records, &o.skips, opts.skip_by_rule);
-        if let Err(e) = crate::fsutil::write_atomic(p, text.as_bytes()) {
-            errors.push(format!("writing {}: {e}", p.display()));
+    if let Some(p) = &opts.report {
+        if let Err(e) = report::write(p, &o.header, &o.records, &o.footer()) {
+            o.errors
+                .push(format!("writing report {}: {e}", p.display()));
         }
-    }
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(errors)
     }
 }

@@ -73,6 +73,23 @@ pub struct Plan {
     pub not_selected_level: usize,
     /// Whether the properties phase runs.
     pub properties: bool,
+    /// `sha256:` of the loaded corpus, and its number of cases (the report's header).
+    pub corpus_digest: String,
+    pub corpus_cases: u64,
+}
+
+/// `sha256:` of a corpus: every case, in id order, as a vector file spells it.
+pub fn corpus_digest(cases: &[Case]) -> String {
+    let mut sorted: Vec<&Case> = cases.iter().collect();
+    sorted.sort_by(|a, b| a.id.cmp(&b.id));
+    let mut d = crate::report::LinesDigest::default();
+    for c in sorted {
+        d.line(&c.id);
+        d.line(&crate::canonical::to_string(&vectors::to_file_json(
+            std::slice::from_ref(c),
+        )));
+    }
+    d.hex()
 }
 
 /// Load, check and select (see the module documentation). An empty selection is a
@@ -85,6 +102,8 @@ pub fn plan(opts: &Options) -> Result<Plan, RunError> {
         Err(e) => return Err(RunError::usage(e)),
     };
     skips.check(&corpus).map_err(RunError::usage)?;
+    let digest = corpus_digest(&corpus);
+    let corpus_cases = corpus.len() as u64;
     let (cases, not_selected_level, before) = select(corpus, &opts.selection, opts);
     let properties = opts.properties > 0 && opts.selection.admits_properties();
     if before == 0 && !properties {
@@ -102,6 +121,8 @@ pub fn plan(opts: &Options) -> Result<Plan, RunError> {
         skips,
         not_selected_level,
         properties,
+        corpus_digest: digest,
+        corpus_cases,
     })
 }
 

@@ -31,14 +31,18 @@ pub fn run_phase(
     imp: &mut dyn Implementation,
     opts: &Options,
     skips: &SkipList,
-) -> Result<(Vec<CaseRecord>, PropertiesSummary), String> {
+) -> Result<Phase, String> {
     if let Some(why) = not_comparable(imp.info()) {
         let summary = PropertiesSummary {
             cases: u64::from(opts.properties),
             skipped: Some(why),
             ..PropertiesSummary::default()
         };
-        return Ok((Vec::new(), summary));
+        return Ok(Phase {
+            records: Vec::new(),
+            summary,
+            errors: Vec::new(),
+        });
     }
     let out = crate::differential::run(
         imp,
@@ -52,7 +56,22 @@ pub fn run_phase(
             max_shrunk_kinds: 16,
         },
     )?;
-    Ok(convert(imp, out, skips))
+    let errors = out.errors.clone();
+    let (records, summary) = convert(imp, out, skips);
+    Ok(Phase {
+        records,
+        summary,
+        errors,
+    })
+}
+
+/// What the properties phase gave.
+pub struct Phase {
+    /// Each kind as a case record (and the adapter faults as one).
+    pub records: Vec<CaseRecord>,
+    pub summary: PropertiesSummary,
+    /// What it could not do (writing counterexamples).
+    pub errors: Vec<String>,
 }
 
 /// Turn the differential phase's report into case records and the phase's summary.

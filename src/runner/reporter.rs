@@ -23,7 +23,7 @@ use crate::verdict::Cause;
 /// [`case`](Reporter::case) per fixed case in corpus order, [`corpus_done`](Reporter::corpus_done),
 /// then, when the properties phase runs, [`properties_start`](Reporter::properties_start),
 /// a `case` per differential kind and [`properties_done`](Reporter::properties_done);
-/// last, [`finish`](Reporter::finish).
+/// last, once the run's files are written, [`finish`](Reporter::finish).
 pub trait Reporter {
     /// The implementation answered its handshake and `cases` cases will run.
     fn start(&mut self, header: &Header, note: &str);
@@ -33,13 +33,11 @@ pub trait Reporter {
     fn corpus_done(&mut self) {}
     /// The properties phase compares `cases` generated cases.
     fn properties_start(&mut self, _cases: u32) {}
-    /// The properties phase is over (`error`: it could not complete).
-    fn properties_done(&mut self, error: Option<&str>) {
-        if let Some(e) = error {
-            eprintln!("error: the properties phase: {e}");
-        }
-    }
-    /// The run is over.
+    /// The properties phase is over (`error`: it could not complete; the outcome's
+    /// errors say so too).
+    fn properties_done(&mut self, _error: Option<&str>) {}
+    /// The run is over and its files are written ([`super::write_outputs`]): called by
+    /// whoever ran it, so that what is printed says what the files say.
     fn finish(&mut self, outcome: &RunOutcome);
 }
 
@@ -129,7 +127,7 @@ impl Reporter for Printer {
     fn finish(&mut self, o: &RunOutcome) {
         let closing = o.closing_with_notes();
         if self.format == Format::Json {
-            self.out(&(canonical::to_string(&o.footer.to_json()) + "\n"));
+            self.out(&(canonical::to_string(&o.footer().to_json()) + "\n"));
             eprintln!("{closing}");
         } else {
             let mut text = failures_text(&o.records);

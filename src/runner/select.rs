@@ -17,6 +17,14 @@ pub enum LevelSelect {
 }
 
 impl LevelSelect {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LevelSelect::Must => "must",
+            LevelSelect::Should => "should",
+            LevelSelect::All => "all",
+        }
+    }
+
     pub fn admits(self, l: Level) -> bool {
         match self {
             LevelSelect::Must => l == Level::Must,
@@ -60,6 +68,20 @@ pub fn glob(pattern: &str, text: &str) -> bool {
 }
 
 impl Selection {
+    /// The selection as a report's header records it (shards of one run agree on it).
+    pub fn to_json(&self) -> crate::json::Value {
+        use crate::json::Value;
+        let strs = |v: &[String]| Value::Array(v.iter().map(|s| Value::from(s.as_str())).collect());
+        Value::object([
+            ("filters", strs(&self.filters)),
+            ("exact", Value::Bool(self.exact)),
+            ("skip", strs(&self.skip)),
+            ("rules", strs(&self.rules)),
+            ("tags", strs(&self.tags)),
+            ("level", Value::from(self.level.as_str())),
+        ])
+    }
+
     fn filter_matches(&self, f: &str, id: &str) -> bool {
         if self.exact {
             f == id

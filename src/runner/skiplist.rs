@@ -32,6 +32,64 @@ pub struct SkipList {
     pub properties: BTreeMap<String, String>,
 }
 
+/// One entry's id and reason: `ID reason`, or `"ID" reason` when the id is written as a
+/// JSON string (ids holding white space, controls or a leading `"` or `#`, V-SKIP-1).
+fn split_entry(line: &str) -> Result<(String, &str), String> {
+    if !line.starts_with('"') {
+        let (id, reason) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        return Ok((id.to_owned(), reason));
+    }
+    // The string token ends at the first `"` not escaped by a backslash.
+    let bytes = line.as_bytes();
+    let mut i = 1;
+    while i < bytes.len() && bytes[i] != b'"' {
+        i += if bytes[i] == b'\\' { 2 } else { 1 };
+    }
+    let token = line.get(..=i).ok_or("an unterminated quoted id")?;
+    match crate::json::parse(token) {
+        Ok(crate::json::Value::String(id)) => Ok((id, &line[token.len()..])),
+        _ => Err(format!("{token} is not a JSON string")),
+    }
+}
+
+/// An id as a skip list writes it: as it is, or, when it would not read back as itself
+/// (white space, controls or invisible characters, a leading `"` or `#`, empty), as a JSON
+/// string with every such character escaped.
+pub fn entry_id(id: &str) -> String {
+    let plain = !id.is_empty()
+        && !id.starts_with(['"', '#'])
+        && id
+            .chars()
+            .all(|c| c != ' ' && crate::preview::shown_as_is(c));
+    if plain {
+        return id.to_owned();
+    }
+    let mut out = String::from("\"");
+    for c in id.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c != ' ' && !crate::preview::shown_as_is(c) => {
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{:04x}", u));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A reason as a skip list writes it: one line, every invisible or control character
+/// written `\u{HEX}` (so an entry never looks like another, and the line reads back).
+pub fn entry_reason(why: &str) -> String {
+    crate::preview::escape(why.as_bytes(), usize::MAX)
+        .0
+        .replace('\n', " | ")
+}
+
 /// `properties/OP/RULE-ID` → `OP/RULE-ID`, when the entry has that shape.
 fn properties_entry(id: &str) -> Option<&str> {
     let rest = id.strip_prefix("properties/")?;
@@ -42,14 +100,27 @@ fn properties_entry(id: &str) -> Option<&str> {
 impl SkipList {
     /// Read a skip list; `#` comments and blank lines are ignored; a reason is required.
     pub fn read(path: &Path) -> Result<SkipList, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        // A regular file only: a FIFO is refused at once, not waited on.
+        let text = crate::fsutil::open_regular(path)
+            .and_then(|f| {
+                crate::wire::read_bounded(
+                    std::io::BufReader::new(f),
+                    crate::wire::DEFAULT_MAX_LINE_BYTES,
+                )
+            })
+            .map_err(|e| format!("{}: {e}", path.display()))
+            .and_then(|b| {
+                String::from_utf8(b).map_err(|_| format!("{}: not UTF-8", path.display()))
+            })?;
         let mut out = SkipList::default();
         for (n, line) in text.lines().enumerate() {
             let line = line.trim();
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
-            let (id, reason) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+            let (id, reason) =
+                split_entry(line).map_err(|e| format!("{}:{}: {e}", path.display(), n + 1))?;
+            let (id, reason) = (id.as_str(), reason);
             if reason.trim().is_empty() {
                 return Err(format!(
                     "{}:{}: skip entry {id:?} needs a reason",
@@ -67,6 +138,25 @@ impl SkipList {
             map.insert(key.to_owned(), reason.trim().to_owned());
         }
         Ok(out)
+    }
+
+    /// `sha256:` of the entries and their reasons (the report's header: shards of one run
+    /// use one list); `None` for no list.
+    pub fn digest(&self) -> Option<String> {
+        if self.cases.is_empty() && self.rules.is_empty() && self.properties.is_empty() {
+            return None;
+        }
+        let mut d = crate::report::LinesDigest::default();
+        for (kind, map) in [
+            ("case", &self.cases),
+            ("rule", &self.rules),
+            ("properties", &self.properties),
+        ] {
+            for (k, why) in map {
+                d.line(&format!("{kind}\t{k}\t{why}"));
+            }
+        }
+        Some(d.hex())
     }
 
     /// Every entry must name a case of the corpus or a rule some case exercises.
@@ -239,7 +329,7 @@ pub fn written(records: &[CaseRecord], old: &SkipList, by_rule: bool) -> String 
         "# written by `journal-conformance test --write-skip-file`: the failures of this run\n",
     );
     for (id, why) in lines {
-        s.push_str(&format!("{id} {why}\n"));
+        s.push_str(&format!("{} {}\n", entry_id(&id), entry_reason(&why)));
     }
     s
 }
@@ -247,6 +337,33 @@ pub fn written(records: &[CaseRecord], old: &SkipList, by_rule: bool) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every id (they come from directory names) reads back from the line the writer
+    /// gives it, and a reason never spans lines or hides a character.
+    #[test]
+    fn entries_round_trip() {
+        for id in [
+            "journal/gap",
+            "a b/c",
+            "a\tb",
+            "a\nb",
+            "\"quoted\"",
+            "#hash",
+            "back\\slash",
+            "nel\u{85}x",
+            "zw\u{200b}j",
+            "astral\u{e0001}",
+            "é/ü",
+        ] {
+            let line = format!("{} {}", entry_id(id), entry_reason("why\u{85} \"x\"\nnext"));
+            assert!(!line.contains('\n'), "{line:?}");
+            let (back, reason) = split_entry(&line).unwrap();
+            assert_eq!(back, id, "{line:?}");
+            assert_eq!(reason.trim(), "why\\u{85} \"x\" | next");
+        }
+        assert_eq!(entry_id("journal/gap"), "journal/gap");
+        assert!(split_entry("\"unterminated reason").is_err());
+    }
 
     #[test]
     fn rule_ids() {

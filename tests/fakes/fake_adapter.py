@@ -78,11 +78,19 @@ for line in sys.stdin:
             hs["operations"] = [o for o in hs["operations"] if o != "canonical"]
         if mode == "no-operations":
             hs["operations"] = []
+        if "hostile-name" in mode.split("+"):
+            # A name that would split a markdown table, inject HTML into a step summary
+            # and retitle a terminal.
+            hs["implementation"]["name"] = "evil\n| x | <b>bold</b> \x1b]0;pwned\x07"
         out(hs)
         continue
     runs += 1
     sys.stderr.write("fake %s handling request %s\n" % (mode, msg.get("id")))
     sys.stderr.flush()
+    if "hostile-name" in mode.split("+"):
+        # Escape sequences on stderr: clear the screen, set the title.
+        sys.stderr.write("\x1b[2J\x1b]0;pwned\x07 stderr of the adapter\n")
+        sys.stderr.flush()
     if mode in ("crash", "dead-after-crash"):
         sys.stderr.write("fake: simulated crash\n")
         sys.exit(70)
@@ -141,6 +149,9 @@ for line in sys.stdin:
             r = answer.get("result")
             if isinstance(r, dict) and r.get("stop_reason") is not None:
                 r["stop_reason"] = "stopped"
+        elif m == "result-and-error":
+            if "error" in answer:
+                answer["result"] = {"event_count": 0}
         elif m == "accept-gaps":
             if answer.get("error", {}).get("code") == "sequence_gap":
                 answer = {"id": answer["id"], "result": {"event_count": 0}}

@@ -9,9 +9,11 @@
 use std::path::PathBuf;
 
 use crate::io::EXIT_USAGE;
+use journal_conformance::canonical;
+use journal_conformance::json::Value;
 use journal_conformance::report::{
     self,
-    summary::{merge_shards, table, ReportSummary},
+    summary::{markdown_cell, merge, table, worst_status},
 };
 
 /// Arguments of `summary`.
@@ -26,7 +28,9 @@ pub struct SummaryArgs {
     pub html: Option<PathBuf>,
 }
 
-/// Run `summary`; returns the exit status.
+/// Run `summary`; returns the exit status: the worst verdict, 2 when the reports are
+/// not complete runs (or shards of one), or cannot be read. The markdown and the page say
+/// the same: INCOMPLETE and why.
 pub fn run(args: SummaryArgs) -> i32 {
     let SummaryArgs {
         reports,
@@ -34,35 +38,51 @@ pub fn run(args: SummaryArgs) -> i32 {
         html,
     } = args;
     if let Some(out) = &html {
-        if let Err(e) = journal_conformance::html::write_page(out, &reports) {
-            eprintln!("error: {e}");
+        if let Some(why) = journal_conformance::html::refuse_output(out, &reports) {
+            eprintln!("error: {why}");
             return EXIT_USAGE;
         }
     }
-    let mut all = Vec::new();
-    for p in &reports {
-        match report::read(p)
-            .map_err(|e| e.to_string())
-            .and_then(|r| ReportSummary::of(&r).map_err(|e| e.to_string()))
-        {
-            Ok(s) => all.push(s),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return EXIT_USAGE;
-            }
-        }
-    }
-    let merged = match merge_shards(all) {
-        Ok(m) => m,
+    let merged = reports
+        .iter()
+        .map(|p| report::read(p))
+        .collect::<Result<Vec<_>, _>>()
+        .and_then(merge);
+    let (text, page, status) = match &merged {
+        Ok(m) => (
+            table(m, json),
+            journal_conformance::html::render(m),
+            worst_status(m),
+        ),
         Err(e) => {
             eprintln!("error: {e}");
-            return EXIT_USAGE;
+            let why = e.to_string();
+            let text = if json {
+                format!(
+                    "{}\n",
+                    canonical::to_string(&Value::object([
+                        ("status", Value::from_i64(2)),
+                        ("verdict", Value::from("INCOMPLETE")),
+                        ("error", Value::from(why.as_str())),
+                    ]))
+                )
+            } else {
+                format!("**INCOMPLETE**: no verdict: {}\n", markdown_cell(&why))
+            };
+            (
+                text,
+                journal_conformance::html::render_incomplete(&why),
+                EXIT_USAGE,
+            )
         }
     };
-    print!("{}", table(&merged, json));
-    merged
-        .iter()
-        .map(|r| r.status().code)
-        .max()
-        .unwrap_or(EXIT_USAGE)
+    if let Some(out) = &html {
+        if let Err(e) = journal_conformance::html::write_page(out, &page) {
+            eprintln!("error: {e}");
+            print!("{text}");
+            return EXIT_USAGE;
+        }
+    }
+    print!("{text}");
+    status
 }

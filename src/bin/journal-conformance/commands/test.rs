@@ -197,18 +197,18 @@ pub fn run(t: TestArgs) -> i32 {
         };
     }
     let mut reporter = Progress::new(Printer::new(format));
-    let outcome = match journal_conformance::runner::run(&opts, &mut reporter) {
+    let mut outcome = match journal_conformance::runner::run(&opts, &mut reporter) {
         Ok(o) => o,
         Err(e) => return fail(&e),
     };
-    let mut status = outcome.exit_status();
-    if let Err(errors) = journal_conformance::runner::write_outputs(&opts, &outcome) {
-        for e in errors {
-            eprintln!("error: {e}");
-        }
-        status = 2;
+    // The files first (the report says what could not be written), then the closing
+    // text, which says the same as the files and the exit status.
+    journal_conformance::runner::write_outputs(&opts, &mut outcome);
+    reporter.finish(&outcome);
+    for e in &outcome.errors {
+        eprintln!("error: {e}");
     }
-    status
+    outcome.exit_status()
 }
 
 fn fail(e: &RunError) -> i32 {

@@ -90,7 +90,6 @@ fn load(
 
 /// Run a `tree` action; returns the exit status.
 pub fn run(action: TreeAction) -> i32 {
-    use journal_conformance::tree;
     match action {
         TreeAction::Inspect {
             file,
@@ -149,88 +148,106 @@ pub fn run(action: TreeAction) -> i32 {
             out,
             profile,
             limit,
-        } => {
-            let bytes = match open_input(&file)
-                .and_then(|r| journal_conformance::wire::read_bounded(r, limit.get()))
-            {
-                Ok(b) => b,
-                Err(e) => return report(&display_name(&file), ReadError::Io(e)),
+        } => apply(&file, &ops, out, profile, limit),
+    }
+}
+
+/// `tree apply FILE OPS [--out F]`: every step in order, a failed step named and the tree
+/// unchanged by it (T-ERR-1), then the saved tree to stdout or `--out`. `--out` may not
+/// be FILE or OPS: the same file by identity (device and inode), however it is spelled.
+fn apply(
+    file: &std::path::Path,
+    ops: &std::path::Path,
+    out: Option<PathBuf>,
+    profile: Profile,
+    limit: LineLimit,
+) -> i32 {
+    use journal_conformance::tree;
+    if let Some(o) = &out {
+        for (what, input) in [("the input tree", file), ("the OPS document", ops)] {
+            if o == input || journal_conformance::fsutil::same_file(o, input) {
+                eprintln!(
+                    "error: --out {} is {what} ({}): the kit never rewrites its input",
+                    o.display(),
+                    input.display()
+                );
+                return EXIT_USAGE;
+            }
+        }
+    }
+
+    let bytes = match open_input(file)
+        .and_then(|r| journal_conformance::wire::read_bounded(r, limit.get()))
+    {
+        Ok(b) => b,
+        Err(e) => return report(&display_name(file), ReadError::Io(e)),
+    };
+    let document = open_input(ops)
+        .map_err(ReadError::Io)
+        .and_then(|r| journal_conformance::ops::read_document(r, limit.get()));
+    let steps = match document {
+        Ok(v) => match v
+            .as_array()
+            .ok_or_else(|| "OPS must be a JSON array of steps".to_owned())
+            .and_then(|a| {
+                a.iter()
+                    .enumerate()
+                    .map(|(i, s)| tree::Step::from_json(s).map_err(|e| format!("step {i}: {e}")))
+                    .collect::<Result<Vec<_>, _>>()
+            }) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("error: {}: {e}", display_name(ops));
+                return EXIT_USAGE;
+            }
+        },
+        Err(e) => return report(&display_name(ops), e),
+    };
+    match tree::apply_in_reporting(&bytes, &steps, profile) {
+        Ok((v, failed)) => {
+            let text = v
+                .get("tree")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned();
+            eprintln!(
+                "results: {}",
+                canonical::to_string(v.get("results").unwrap_or(&Value::Null))
+            );
+            // T-ERR-1: a failed step changed nothing and the others went on; say
+            // which step (by its 0-based index in OPS) and exit 1 after writing.
+            for (i, e) in &failed {
+                let at = e.index.map_or(String::new(), |n| format!(" at index {n}"));
+                eprintln!(
+                    "{}: step {i} ({}): error[{}]: {}{at}; the tree is unchanged by it",
+                    display_name(ops),
+                    steps[*i].name(),
+                    e.code.as_str(),
+                    e.message
+                );
+            }
+            let status = if failed.is_empty() {
+                EXIT_OK
+            } else {
+                EXIT_INVALID
             };
-            let document = open_input(&ops)
-                .map_err(ReadError::Io)
-                .and_then(|r| journal_conformance::ops::read_document(r, limit.get()));
-            let steps = match document {
-                Ok(v) => match v
-                    .as_array()
-                    .ok_or_else(|| "OPS must be a JSON array of steps".to_owned())
-                    .and_then(|a| {
-                        a.iter()
-                            .enumerate()
-                            .map(|(i, s)| {
-                                tree::Step::from_json(s).map_err(|e| format!("step {i}: {e}"))
-                            })
-                            .collect::<Result<Vec<_>, _>>()
-                    }) {
-                    Ok(s) => s,
-                    Err(e) => {
-                        eprintln!("error: {}: {e}", display_name(&ops));
-                        return EXIT_USAGE;
-                    }
-                },
-                Err(e) => return report(&display_name(&ops), e),
-            };
-            match tree::apply_in_reporting(&bytes, &steps, profile) {
-                Ok((v, failed)) => {
-                    let text = v
-                        .get("tree")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_owned();
-                    eprintln!(
-                        "results: {}",
-                        canonical::to_string(v.get("results").unwrap_or(&Value::Null))
-                    );
-                    // T-ERR-1: a failed step changed nothing and the others went on; say
-                    // which step (by its 0-based index in OPS) and exit 1 after writing.
-                    for (i, e) in &failed {
-                        let at = e.index.map_or(String::new(), |n| format!(" at index {n}"));
-                        eprintln!(
-                            "{}: step {i} ({}): error[{}]: {}{at}; the tree is unchanged by it",
-                            display_name(&ops),
-                            steps[*i].name(),
-                            e.code.as_str(),
-                            e.message
-                        );
-                    }
-                    let status = if failed.is_empty() {
-                        EXIT_OK
-                    } else {
-                        EXIT_INVALID
-                    };
-                    match out {
-                        Some(path) => {
-                            if path == file {
-                                eprintln!("error: --out must not be the input file (the kit never rewrites its input)");
-                                return EXIT_USAGE;
-                            }
-                            match journal_conformance::fsutil::write_atomic(&path, text.as_bytes())
-                            {
-                                Ok(()) => status,
-                                Err(e) => {
-                                    eprintln!("error: {}: {e}", path.display());
-                                    EXIT_USAGE
-                                }
-                            }
-                        }
-                        None => {
-                            let mut o = io::stdout().lock();
-                            let _ = o.write_all(text.as_bytes()).and_then(|_| o.flush());
-                            status
+            match out {
+                Some(path) => {
+                    match journal_conformance::fsutil::write_atomic(&path, text.as_bytes()) {
+                        Ok(()) => status,
+                        Err(e) => {
+                            eprintln!("error: {}: {e}", path.display());
+                            EXIT_USAGE
                         }
                     }
                 }
-                Err(e) => report(&display_name(&file), ReadError::Invalid(e)),
+                None => {
+                    let mut o = io::stdout().lock();
+                    let _ = o.write_all(text.as_bytes()).and_then(|_| o.flush());
+                    status
+                }
             }
         }
+        Err(e) => report(&display_name(file), ReadError::Invalid(e)),
     }
 }
