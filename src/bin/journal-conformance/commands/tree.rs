@@ -159,7 +159,7 @@ fn apply(
     file: &std::path::Path,
     ops: &std::path::Path,
     out: Option<PathBuf>,
-    profile: Profile,
+    profile: Dialect,
     limit: LineLimit,
 ) -> i32 {
     use journal_conformance::tree;
