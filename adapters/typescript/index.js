@@ -77,7 +77,9 @@ export class InvalidRequest extends Error {
 
 /**
  * Parse one JSON text (RFC 8259). Integers beyond Number.MAX_SAFE_INTEGER become BigInt so
- * `until`/`at` arrive exactly; `__proto__` keys are plain members. Throws SyntaxError.
+ * `until`/`at` arrive exactly; `__proto__` keys are plain members; an object that repeats a
+ * member (after unescaping, at any depth) is an error, not last-wins as in JSON.parse.
+ * Throws SyntaxError.
  * @param {string} text
  */
 export function parseJson(text) {
@@ -110,6 +112,9 @@ export function parseJson(text) {
         ws();
         if (text[i] !== '"') fail("expected a string key");
         const k = string();
+        // A repeated member is an error (C-KEY-2), compared after unescaping: "c\u006dd"
+        // repeats "cmd". Object.hasOwn, so "__proto__" is a member like any other.
+        if (Object.hasOwn(obj, k)) fail(`duplicate member ${JSON.stringify(k)}`);
         ws();
         if (text[i] !== ":") fail("expected ':'");
         i++;
