@@ -129,8 +129,12 @@ class RepeatedMemberTest(unittest.TestCase):
             self.assertIn("duplicate member", r["error"]["message"])
 
     def test_oneshot_ops_with_a_repeated_member_is_a_usage_error(self):
-        p = talk(FIXTURE, [], ["validate", "--ops", '[{"a":1,"a":2}]'], b"")
+        # tree_apply is not offered (exit 3) unless the arguments are unreadable first (exit 2)
+        step = '[{"step":"save_load"}]'
+        self.assertEqual(talk(FIXTURE, [], ["tree_apply", "--ops", step], b"").returncode, 3)
+        p = talk(FIXTURE, [], ["tree_apply", "--ops", '[{"step":"save_load","step":"save_load"}]'], b"")
         self.assertEqual(p.returncode, 2)
+        self.assertIn(b"duplicate member", p.stderr)
 
     def test_siblings_and_spellings_are_no_repetition(self):
         sys.path.insert(0, os.path.join(HERE, ".."))

@@ -175,3 +175,11 @@ test("one-shot output is one JSON value ended by a newline (result, error, help)
   assert.equal(one(["branch", "--at", "5", "--branch-id", "x"]), '{"code":"sequence_out_of_range","message":"","sequence":5}\n');
   assert.match(one(["--help"]), /^usage: [^]*\n$/);
 });
+
+test("one-shot --ops that repeat a member are a usage error (exit 2), not last-wins", () => {
+  const one = (args) => spawnSync(process.execPath, [FIXTURE, ...args], { input: "", timeout: 20000 });
+  assert.equal(one(["tree_apply", "--ops", '[{"step":"save_load"}]']).status, 3, "not offered");
+  const p = one(["tree_apply", "--ops", '[{"step":"save_load","step":"save_load"}]']);
+  assert.equal(p.status, 2);
+  assert.match(p.stderr.toString(), /duplicate member/);
+});
