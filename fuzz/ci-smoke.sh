@@ -12,6 +12,10 @@ cd "$(dirname "$0")"
 . ./toolchain.sh
 secs=${FUZZ_SMOKE_SECONDS:-20}
 runs=${FUZZ_SMOKE_RUNS:-3}
+if ! [ "$runs" -ge 1 ] 2>/dev/null; then
+  echo "fuzz smoke: FUZZ_SMOKE_RUNS must be a positive integer, got '$runs'" >&2
+  exit 2
+fi
 per_run=$(( (secs + runs - 1) / runs ))
 if ! cargo fuzz --version >/dev/null 2>&1; then
   echo "fuzz smoke: FAILED: cargo-fuzz is not installed (cargo install --locked cargo-fuzz)" >&2

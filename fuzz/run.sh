@@ -52,6 +52,10 @@ else
   run_target() { fuzz_cargo run "$@"; }
 fi
 repeat=${FUZZ_REPEAT:-1}
+if ! [ "$repeat" -ge 1 ] 2>/dev/null; then
+  echo "fuzz/run.sh: FUZZ_REPEAT must be a positive integer, got '$repeat'" >&2
+  exit 2
+fi
 for (( run = 1; run <= repeat; run++ )); do
   [ "$repeat" -eq 1 ] || echo "fuzz/run.sh: $target, run $run of $repeat (${secs}s)"
   status=0
