@@ -7,6 +7,9 @@
 # FUZZ_MAX_LEN overrides the target's -max_len (the larger-input runs of fuzz/README.md).
 # FUZZ_BIN_DIR=DIR runs DIR/TARGET, an already built binary, instead of `cargo fuzz run`
 # (which rebuilds first): a long campaign keeps fuzzing the code it started with.
+# FUZZ_REPEAT=N runs the target N times, SECONDS each, and fails at the first run that
+# fails (saying which): a finding that shows in one run of three is not luck of the draw
+# (fuzz/ci-smoke.sh runs every target this way; `FUZZ_REPEAT=30 fuzz/run.sh T 3` to hunt one).
 # The corpus is fuzz/corpus/TARGET; fuzz/regressions/TARGET is read as a second corpus;
 # crashes land in fuzz/artifacts/TARGET/.
 set -euo pipefail
@@ -48,13 +51,26 @@ if [ -n "${FUZZ_BIN_DIR:-}" ]; then
 else
   run_target() { fuzz_cargo run "$@"; }
 fi
-run_target "$target" "corpus/$target" "regressions/$target" -- \
-  -dict="$dict" \
-  -timeout="$timeout_s" \
-  -rss_limit_mb="$rss_mb" \
-  -malloc_limit_mb="$malloc_mb" \
-  -max_len="$max_len" \
-  -max_total_time="$secs" \
-  -artifact_prefix="artifacts/$target/" \
-  -print_final_stats=1 \
-  "$@"
+repeat=${FUZZ_REPEAT:-1}
+if ! [ "$repeat" -ge 1 ] 2>/dev/null; then
+  echo "fuzz/run.sh: FUZZ_REPEAT must be a positive integer, got '$repeat'" >&2
+  exit 2
+fi
+for (( run = 1; run <= repeat; run++ )); do
+  [ "$repeat" -eq 1 ] || echo "fuzz/run.sh: $target, run $run of $repeat (${secs}s)"
+  status=0
+  run_target "$target" "corpus/$target" "regressions/$target" -- \
+    -dict="$dict" \
+    -timeout="$timeout_s" \
+    -rss_limit_mb="$rss_mb" \
+    -malloc_limit_mb="$malloc_mb" \
+    -max_len="$max_len" \
+    -max_total_time="$secs" \
+    -artifact_prefix="artifacts/$target/" \
+    -print_final_stats=1 \
+    "$@" || status=$?
+  if [ "$status" -ne 0 ]; then
+    echo "fuzz/run.sh: $target failed in run $run of $repeat (exit $status)" >&2
+    exit "$status"
+  fi
+done

@@ -137,6 +137,13 @@ export interface ServeOptions {
   log?: (message: string) => void;
   /** While serving, send console.log & co. and process.stdout.write to stderr (default true). */
   hygiene?: boolean;
+  /**
+   * With hygiene on the real stdout (and `exit` not false): run the handlers in a child
+   * process of this script whose fd 1 is stderr and whose fd 3 is the protocol, so raw fd-1
+   * writes and child processes with inherited stdio cannot corrupt the protocol either
+   * (default true; it costs one more Node start per adapter process). README.md: "Stdout isolation".
+   */
+  isolate?: boolean;
   /** Exit the process with the status when done (default true). */
   exit?: boolean;
 }
@@ -170,7 +177,7 @@ export function handshake(handlers: Handlers, options?: ServeOptions): Handshake
 export function checkOperation(op: unknown): string | null;
 /** A-ONESHOT-1 arguments to [operation, profile]. */
 export function parseOneShotArgs(argv: string[]): [Operation, string];
-/** RFC 8259 parser; unsafe integers become BigInt. */
+/** RFC 8259 parser; unsafe integers become BigInt; a repeated member is a SyntaxError. */
 export function parseJson(text: string): Json;
 /** Compact JSON writer that writes BigInt as digits. */
 export function stringifyJson(value: unknown): string;

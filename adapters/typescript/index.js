@@ -11,6 +11,10 @@
 // process is started with an operation name as its first argument.
 
 import { Console } from "node:console";
+import { spawn } from "node:child_process";
+import { fstatSync, writeSync } from "node:fs";
+import { constants as osConstants } from "node:os";
+import { isMainThread } from "node:worker_threads";
 
 /** Protocol version this package speaks (A-START-1). */
 export const PROTOCOL = 1;
@@ -77,7 +81,9 @@ export class InvalidRequest extends Error {
 
 /**
  * Parse one JSON text (RFC 8259). Integers beyond Number.MAX_SAFE_INTEGER become BigInt so
- * `until`/`at` arrive exactly; `__proto__` keys are plain members. Throws SyntaxError.
+ * `until`/`at` arrive exactly; `__proto__` keys are plain members; an object that repeats a
+ * member (after unescaping, at any depth) is an error, not last-wins as in JSON.parse.
+ * Throws SyntaxError.
  * @param {string} text
  */
 export function parseJson(text) {
@@ -110,6 +116,9 @@ export function parseJson(text) {
         ws();
         if (text[i] !== '"') fail("expected a string key");
         const k = string();
+        // A repeated member is an error (C-KEY-2), compared after unescaping: "c\u006dd"
+        // repeats "cmd". Object.hasOwn, so "__proto__" is a member like any other.
+        if (Object.hasOwn(obj, k)) fail(`duplicate member ${JSON.stringify(k)}`);
         ws();
         if (text[i] !== ":") fail("expected ':'");
         i++;
@@ -382,19 +391,117 @@ export function handshake(handlers, options = {}) {
   return { protocol: PROTOCOL, implementation: o.implementation, operations: o.operations, profiles: o.profiles };
 }
 
-async function callHandler(handlers, op, profile, input, id, log) {
+// ------------------------------------------------------------------ user code
+
+/** f(), or `fallback` when it throws anything at all. */
+function attempt(f, fallback) {
   try {
-    const r = await handlers[op.op](input, { id, op, profile });
-    if (r instanceof Rejected) return { id, error: r.toJSON() };
-    if (r === undefined) throw new TypeError(`handler ${op.op} returned undefined (return a JSON value)`);
-    return { id, result: r };
-  } catch (e) {
-    if (e instanceof Rejected) return { id, error: e.toJSON() };
-    if (e instanceof Unsupported) return { id, unsupported: true };
-    if (e instanceof InvalidRequest) return errorReply(id, "invalid_request", e.message);
-    log(`handler ${op.op} threw: ${e && e.stack ? e.stack : e}`);
-    return errorReply(id, "internal_error", `${e && e.name ? e.name + ": " : ""}${e && e.message ? e.message : e}`);
+    return f();
+  } catch {
+    return fallback;
   }
+}
+
+/**
+ * A description of any thrown value that never throws itself: a null-prototype object, a
+ * Proxy whose traps throw, getters that throw, symbols and BigInts included.
+ */
+function describeThrown(e) {
+  switch (typeof e) {
+    case "string":
+      return e;
+    case "bigint":
+      return `${e}n`;
+    case "symbol":
+      return attempt(() => e.toString(), "a symbol");
+    case "object":
+    case "function": {
+      if (e === null) return "null";
+      const str = (k) => attempt(() => (typeof e[k] === "string" ? e[k] : ""), "");
+      const name = str("name");
+      const message = str("message");
+      if (name && message) return `${name}: ${message}`;
+      if (name || message) return name || message;
+      const text = attempt(() => String(e), "");
+      return typeof text === "string" && text !== "" ? text : `a thrown ${typeof e} that cannot be described`;
+    }
+    default:
+      return String(e); // number, boolean, undefined
+  }
+}
+
+/** The stack of a thrown value, or its description. Never throws. */
+function stackOf(e) {
+  const stack = e !== null && (typeof e === "object" || typeof e === "function")
+    ? attempt(() => (typeof e.stack === "string" ? e.stack : ""), "")
+    : "";
+  return stack || describeThrown(e);
+}
+
+const isA = (v, C) => attempt(() => v instanceof C, false);
+
+/** A plain copy of a Rejected's O-ERR-1 object, or null when its toJSON misbehaves. */
+function rejectedError(r) {
+  try {
+    const e = parseJson(stringifyJson(r.toJSON()));
+    return isObj(e) && typeof e.code === "string" ? e : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The reply for a value a handler threw (or rejected with). Never throws. */
+function thrownReply(e, op, id, log) {
+  if (isA(e, Rejected)) {
+    const error = rejectedError(e);
+    if (error) return { id, error };
+    log(`handler ${op.op} threw a Rejected whose toJSON() fails`);
+    return errorReply(id, "internal_error", `a Rejected whose toJSON() fails: ${describeThrown(e)}`);
+  }
+  if (isA(e, Unsupported)) return { id, unsupported: true };
+  if (isA(e, InvalidRequest)) return errorReply(id, "invalid_request", describeThrown(attempt(() => e.message, e)));
+  log(`handler ${op.op} threw: ${stackOf(e)}`);
+  return errorReply(id, "internal_error", describeThrown(e));
+}
+
+async function callHandler(handlers, op, profile, input, id, log) {
+  let r;
+  try {
+    r = await handlers[op.op](input, { id, op, profile });
+  } catch (e) {
+    return thrownReply(e, op, id, log);
+  }
+  if (isA(r, Rejected)) {
+    const error = rejectedError(r);
+    if (error) return { id, error };
+    log(`handler ${op.op} returned a Rejected whose toJSON() fails`);
+    return errorReply(id, "internal_error", `a Rejected whose toJSON() fails: ${describeThrown(r)}`);
+  }
+  if (r === undefined) return thrownReply(new TypeError(`handler ${op.op} returned undefined (return a JSON value)`), op, id, log);
+  return { id, result: r };
+}
+
+/** The reply as one JSON text; a result that cannot be written is an internal_error. Never throws. */
+function encodeReply(reply, log) {
+  try {
+    return stringifyJson(reply);
+  } catch (e) {
+    const why = `the result is not JSON: ${describeThrown(e)}`;
+    log(why);
+    return stringifyJson(errorReply(reply.id ?? null, "internal_error", why));
+  }
+}
+
+/** A log function that never throws (a user's own, or the default). */
+function safeLog(options) {
+  const log = options.log ?? ((m) => process.stderr.write(m + "\n"));
+  return (m) => {
+    try {
+      log(m);
+    } catch {
+      // the diagnostics channel failed; the protocol goes on
+    }
+  };
 }
 
 /**
@@ -406,7 +513,7 @@ async function callHandler(handlers, op, profile, input, id, log) {
  */
 export async function handleLine(handlers, options, line) {
   const o = normalizeOptions(handlers, options);
-  const log = options.log ?? ((m) => process.stderr.write(m + "\n"));
+  const log = safeLog(options);
   let text = line;
   if (typeof line !== "string") {
     try {
@@ -465,19 +572,27 @@ const CONSOLE_METHODS = [
 function guardStdout() {
   const stdout = process.stdout;
   const realWrite = stdout.write;
-  const saved = CONSOLE_METHODS.map((m) => [m, console[m]]);
-  const toStderr = new Console({ stdout: process.stderr, stderr: process.stderr });
-  for (const m of CONSOLE_METHODS) {
-    if (typeof toStderr[m] === "function") console[m] = toStderr[m].bind(toStderr);
-  }
+  const restoreConsole = guardConsole();
   stdout.write = (...args) => process.stderr.write(...args);
   const write = (text) =>
     new Promise((resolve, reject) => realWrite.call(stdout, text, (err) => (err ? reject(err) : resolve())));
   const restore = () => {
     stdout.write = realWrite;
-    for (const [m, f] of saved) console[m] = f;
+    restoreConsole();
   };
   return [write, restore];
+}
+
+/** console.log & co. to stderr (without touching process.stdout); returns restore. */
+function guardConsole() {
+  const saved = CONSOLE_METHODS.map((m) => [m, console[m]]);
+  const toStderr = new Console({ stdout: process.stderr, stderr: process.stderr });
+  for (const m of CONSOLE_METHODS) {
+    if (typeof toStderr[m] === "function") console[m] = toStderr[m].bind(toStderr);
+  }
+  return () => {
+    for (const [m, f] of saved) console[m] = f;
+  };
 }
 
 function streamWriter(stream) {
@@ -513,13 +628,7 @@ async function persistent(handlers, options, write) {
     if (raw.length === 0 || (raw.length === 1 && raw[0] === 13)) continue;
     const reply = await handleLine(handlers, options, raw);
     if (reply === null) return 0;
-    let text;
-    try {
-      text = stringifyJson(reply);
-    } catch (e) {
-      text = stringifyJson(errorReply(reply.id ?? null, "internal_error", `the result is not JSON: ${e.message}`));
-    }
-    await write(text + "\n");
+    await write(encodeReply(reply, safeLog(options)) + "\n");
   }
   return 0;
 }
@@ -574,7 +683,7 @@ export function parseOneShotArgs(argv) {
 
 async function oneShot(handlers, options, argv, write) {
   const o = normalizeOptions(handlers, options);
-  const log = options.log ?? ((m) => process.stderr.write(m + "\n"));
+  const log = safeLog(options);
   if (argv[0] === "-h" || argv[0] === "--help") {
     await write(USAGE);
     return 0;
@@ -602,8 +711,102 @@ async function oneShot(handlers, options, argv, write) {
     log(reply.error.message);
     return 2;
   }
-  await write(stringifyJson("result" in reply ? reply.result : reply.error) + "\n");
+  let text;
+  try {
+    text = stringifyJson("result" in reply ? reply.result : reply.error);
+  } catch (e) {
+    log(`the result is not JSON: ${describeThrown(e)}`);
+    return 2;
+  }
+  await write(text + "\n");
   return "result" in reply ? 0 : 1;
+}
+
+// ------------------------------------------------------------------ fd 1 isolation
+
+// Node cannot dup2 (no native addon here), so serve() cannot point fd 1 at stderr in its own
+// process the way the Python package does. Instead it starts the adapter script again as
+// a child whose fd 1 IS stderr and whose fd 3 is the real stdout, and waits for it: then
+// fs.writeSync(1, ...), native code and child processes with inherited stdio all write
+// to stderr, and only the protocol reaches stdout. README.md: "Stdout isolation".
+const ISOLATED_ENV = "JOURNAL_CONFORMANCE_ADAPTER_ISOLATED";
+const PROTOCOL_FD = 3;
+
+/** In the child: fd 3 when this process was started by serve()'s isolation, else null. */
+const protocolFd = (() => {
+  // The value is the pid of the parent that set it, so a process that user code starts
+  // from the child (which inherits the environment, not fd 3) is not mistaken for it.
+  if (process.env[ISOLATED_ENV] !== String(process.ppid)) return null;
+  try {
+    fstatSync(PROTOCOL_FD);
+    return PROTOCOL_FD;
+  } catch {
+    return null;
+  }
+})();
+
+/** Write all of `text` to fd, synchronously (waiting out EAGAIN on a non-blocking pipe). */
+function writeAllSync(fd, text) {
+  const buf = Buffer.from(text, "utf8");
+  let off = 0;
+  while (off < buf.length) {
+    try {
+      off += writeSync(fd, buf, off);
+    } catch (e) {
+      if (e?.code !== "EAGAIN") throw e;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+    }
+  }
+}
+
+/** The command that starts this script again, or null when it cannot be started again. */
+function selfCommand() {
+  if (!isMainThread) return null;
+  const exec = process.execArgv;
+  const evaluated = exec.some((a) => /^(-e|--eval|-p|--print)(=|$)/.test(a));
+  // A script read from stdin cannot be read again; a debugger port cannot be bound twice.
+  if (!evaluated && (process.argv.length < 2 || process.argv[1] === "-")) return null;
+  if (exec.some((a) => /^--(inspect|debug|test|watch)/.test(a))) return null;
+  return [process.execPath, [...exec, ...process.argv.slice(1)]];
+}
+
+/**
+ * Run this script again with fd 1 bound to stderr and the protocol on fd 3 (= our fd 1);
+ * resolve with its exit status and signal. Resolves null when it could not be started.
+ */
+function runIsolated([file, args]) {
+  return new Promise((resolve) => {
+    let child;
+    try {
+      child = spawn(file, args, {
+        stdio: [0, 2, 2, 1],
+        env: { ...process.env, [ISOLATED_ENV]: String(process.pid) },
+      });
+    } catch {
+      resolve(null);
+      return;
+    }
+    let started = false;
+    const forward = (sig) => attempt(() => child.kill(sig));
+    const signals = ["SIGTERM", "SIGINT", "SIGHUP"];
+    for (const s of signals) process.on(s, forward);
+    const done = (v) => {
+      for (const s of signals) process.off(s, forward);
+      resolve(v);
+    };
+    child.once("spawn", () => (started = true));
+    child.once("error", () => started || done(null));
+    child.once("exit", (code, signal) => done({ code, signal }));
+  });
+}
+
+/** Exit the way the isolated child did: its status, or the signal that ended it. */
+function exitLike({ code, signal }) {
+  if (signal) {
+    attempt(() => process.kill(process.pid, signal));
+    process.exit(128 + (osConstants.signals[signal] ?? 0));
+  }
+  process.exit(code ?? 2);
 }
 
 /**
@@ -615,6 +818,16 @@ async function oneShot(handlers, options, argv, write) {
 export async function serve(handlers, options = {}) {
   normalizeOptions(handlers, options); // a typo in a handler name fails here, before any traffic
   const argv = options.argv ?? process.argv.slice(2);
+  const realStdout = !options.stdout && options.hygiene !== false;
+  if (realStdout && protocolFd === null && options.isolate !== false && options.exit !== false) {
+    const self = selfCommand();
+    if (self) {
+      const restoreConsole = guardConsole();
+      const ended = await runIsolated(self);
+      if (ended) exitLike(ended);
+      restoreConsole(); // it could not be started: serve in this process
+    }
+  }
   let write, restore;
   if (options.stdout) {
     write = streamWriter(options.stdout);
@@ -622,13 +835,23 @@ export async function serve(handlers, options = {}) {
   } else if (options.hygiene === false) {
     write = streamWriter(process.stdout);
     restore = () => {};
+  } else if (protocolFd !== null) {
+    // the isolated child: fd 1 is stderr already, fd 3 the protocol
+    write = async (text) => writeAllSync(protocolFd, text);
+    restore = () => {};
   } else {
     [write, restore] = guardStdout();
   }
+  // A promise a handler dropped that rejects later would end the process (Node's default):
+  // log it instead, while serving.
+  const log = safeLog(options);
+  const floating = (reason) => log(`a promise nobody awaited was rejected: ${stackOf(reason)}`);
+  process.on("unhandledRejection", floating);
   let status;
   try {
     status = argv.length > 0 ? await oneShot(handlers, options, argv, write) : await persistent(handlers, options, write);
   } finally {
+    process.off("unhandledRejection", floating);
     restore();
   }
   if (options.exit !== false) {

@@ -831,7 +831,12 @@ fn parallel<R: BufRead + Send>(
                 .expect("room for every block");
         }
         let stop = &stop;
-        scope.spawn(move || {
+        // Every thread is joined explicitly below: the scope's implicit join returns when
+        // the closures are done, before the threads have exited and run their thread-local
+        // destructors (rust-lang/rust#116179), and LeakSanitizer then saw glibc's TLS
+        // destructor list of a thread still exiting as a leak (issue 20).
+        let mut threads = Vec::with_capacity(opts.threads + 1);
+        threads.push(scope.spawn(move || {
             while let Ok(mut b) = free_rx.recv() {
                 if stop.load(Ordering::Relaxed) {
                     break;
@@ -842,12 +847,12 @@ fn parallel<R: BufRead + Send>(
                     break;
                 }
             }
-        });
+        }));
         let work_rx = Arc::new(Mutex::new(work_rx));
         for _ in 0..opts.threads {
             let work_rx = Arc::clone(&work_rx);
             let done_tx = done_tx.clone();
-            scope.spawn(move || {
+            threads.push(scope.spawn(move || {
                 let mut worker = LineWorker::default();
                 loop {
                     let next = work_rx.lock().map(|rx| rx.recv());
@@ -857,7 +862,7 @@ fn parallel<R: BufRead + Send>(
                         break;
                     }
                 }
-            });
+            }));
         }
         drop(done_tx);
         drop(work_rx);
@@ -883,6 +888,12 @@ fn parallel<R: BufRead + Send>(
         stop.store(true, Ordering::Relaxed);
         drop(free_tx);
         drop(done_rx);
+        for t in threads {
+            // A join waits for the thread to exit (pthread_join), TLS destructors included.
+            if let Err(panic) = t.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
         result
     })?;
     consumer.finish()

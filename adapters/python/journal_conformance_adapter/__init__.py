@@ -164,7 +164,7 @@ class _Config:
         if homepage is not None:
             info["homepage"] = homepage
         self.implementation = info
-        self.log = log or (lambda m: (sys.stderr.write(m + "\n"), sys.stderr.flush()))
+        self.log = _safe_log(log or (lambda m: (sys.stderr.write(m + "\n"), sys.stderr.flush())))
 
     def handshake(self):
         return {"protocol": PROTOCOL, "implementation": dict(self.implementation),
@@ -187,31 +187,135 @@ def _err(rid, code, message):
     return {"id": rid, "error": {"code": code, "message": message}}
 
 
+# ------------------------------------------------------------------ user code
+#
+# Whatever a handler raises or returns, serve() answers and goes on: an exception whose
+# __str__, __repr__, class name or __notes__ raise, a BaseException that is not an
+# Exception (SystemExit, GeneratorExit, a subclass of its own), a result or a Rejected that
+# cannot be written. Only KeyboardInterrupt ends serving (status 2), as it does between
+# requests: it is the operator's interrupt, not the implementation's failure.
+
+def _attempt(f, fallback):
+    try:
+        return f()
+    except KeyboardInterrupt:
+        raise
+    except BaseException:
+        return fallback
+
+
+def _text(e):
+    """str(e), else repr(e), else None; never raises."""
+    for f in (str, repr):
+        t = _attempt(lambda: f(e), None)
+        if type(t) is str:
+            return t
+    return None
+
+
+def _describe(e):
+    """'Name: text' for any exception; never raises (the class's own __name__, even when a
+    metaclass overrides it)."""
+    name = _attempt(lambda: type.__dict__["__name__"].__get__(type(e)), None) or "an exception"
+    text = _text(e)
+    if text is None:
+        return "%s (its str() and repr() raise)" % name
+    return "%s: %s" % (name, text) if text else name
+
+
+def _traceback(e):
+    t = _attempt(traceback.format_exc, None)
+    return t if type(t) is str else "%s (its traceback cannot be formatted)\n" % _describe(e)
+
+
+def _safe_log(log):
+    def safe(m):
+        try:
+            log(m)
+        except KeyboardInterrupt:
+            raise
+        except BaseException:
+            pass                     # the diagnostics channel failed; the protocol goes on
+    return safe
+
+
+def _rejected_error(r):
+    """A plain copy of a Rejected's O-ERR-1 dict, or None when it cannot be written."""
+    def copy():
+        e = json.loads(_dumps(r.error))
+        return e if type(e) is dict and type(e.get("code")) is str else None
+    return _attempt(copy, None)
+
+
+def _internal(cfg, rid, op, what, e):
+    cfg.log("handler %s %s:\n%s" % (op["op"], what, _traceback(e)))
+    return _err(rid, "internal_error", _describe(e))
+
+
 def _call(cfg, op, profile, data, rid):
     try:
         r = cfg.handlers[op["op"]](data, Request(rid, op, profile))
         if isinstance(r, Rejected):
-            return {"id": rid, "error": r.error}
+            error = _rejected_error(r)
+            if error is None:
+                raise TypeError("the handler returned a Rejected whose error cannot be written")
+            return {"id": rid, "error": error}
         if r is None:
             raise TypeError("handler %s returned None (return a JSON value)" % op["op"])
         return {"id": rid, "result": r}
-    except Rejected as e:
-        return {"id": rid, "error": e.error}
-    except Unsupported:
-        return {"id": rid, "unsupported": True}
-    except InvalidRequest as e:
-        return _err(rid, "invalid_request", str(e))
-    except Exception as e:  # a bug in the implementation: report it, keep serving
-        cfg.log("handler %s raised:\n%s" % (op["op"], traceback.format_exc()))
-        return _err(rid, "internal_error", "%s: %s" % (type(e).__name__, e))
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:  # a bug in the implementation, or a Rejected/Unsupported
+        return _reply_to_raised(cfg, op, rid, e)
+
+
+def _reply_to_raised(cfg, op, rid, e):
+    try:
+        if isinstance(e, Rejected):
+            error = _rejected_error(e)
+            if error is not None:
+                return {"id": rid, "error": error}
+            return _internal(cfg, rid, op, "raised a Rejected whose error cannot be written", e)
+        if isinstance(e, Unsupported):
+            return {"id": rid, "unsupported": True}
+        if isinstance(e, InvalidRequest):
+            return _err(rid, "invalid_request", _text(e) or "invalid request")
+    except KeyboardInterrupt:
+        raise
+    except BaseException:
+        pass                         # isinstance itself can raise (a __class__ property)
+    return _internal(cfg, rid, op, "raised", e)
+
+
+def _encode(cfg, reply):
+    """The reply as one ASCII line; one that cannot be written becomes internal_error."""
+    try:
+        return _dumps(reply)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:
+        why = "the result is not JSON: %s" % _describe(e)
+        cfg.log(why)
+        return _dumps(_err(reply.get("id"), "internal_error", why))
 
 
 def _no_constant(name):
     raise ValueError("%s is not JSON" % name)
 
 
+def _no_duplicates(pairs):
+    # A repeated member is an error (C-KEY-2), not last-wins as json.loads would make it;
+    # the keys are compared decoded, so "c\u006dd" repeats "cmd".
+    obj = {}
+    for k, v in pairs:
+        if k in obj:
+            raise ValueError("duplicate member %s" % json.dumps(k))
+        obj[k] = v
+    return obj
+
+
 def _loads(raw):
-    return json.loads(raw, parse_constant=_no_constant)
+    return json.loads(raw, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
 
 
 def _handle(cfg, raw):
@@ -304,14 +408,15 @@ def _persistent(cfg, inp, write):
             raw = raw[:-1]
         if not raw.strip():
             continue
-        reply = _handle(cfg, raw)
+        try:
+            reply = _handle(cfg, raw)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as e:   # a last resort: _handle answers everything itself
+            reply = _err(None, "internal_error", _describe(e))
         if reply is None:
             return 0
-        try:
-            line = _dumps(reply)
-        except (TypeError, ValueError) as e:
-            line = _dumps(_err(reply.get("id"), "internal_error", "the result is not JSON: %s" % e))
-        write(line.encode("ascii") + b"\n")
+        write(_encode(cfg, reply).encode("ascii") + b"\n")
 
 
 USAGE = ("usage: ADAPTER                (persistent protocol 1 on stdin/stdout)\n"
@@ -377,8 +482,10 @@ def _oneshot(cfg, argv, inp, write):
         return 2
     try:
         text = _dumps(reply["result"] if "result" in reply else reply["error"])
-    except (TypeError, ValueError) as e:
-        cfg.log("the result is not JSON: %s" % e)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:
+        cfg.log("the result is not JSON: %s" % _describe(e))
         return 2
     write(text.encode("ascii") + b"\n")
     return 0 if "result" in reply else 1

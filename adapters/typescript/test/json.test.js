@@ -28,3 +28,23 @@ test("stringifyJson writes BigInt digits and refuses non-JSON values", () => {
   assert.throws(() => stringifyJson(cyc), TypeError);
   assert.equal(stringifyJson(parseJson('{"__proto__":1}')), '{"__proto__":1}');
 });
+
+test("parseJson rejects a repeated member at any depth, escaped spellings included", () => {
+  for (const bad of [
+    '{"a":1,"a":2}',
+    '{"cmd":"run","cmd":"stop"}',
+    '{"cmd":"run","c\\u006dd":"stop"}',
+    '{"\\u0063\\u006d\\u0064":1,"cmd":2}',
+    '{"x":{"y":[{"z":1,"w":{"q":1,"q":1}}]}}',
+    '[[[{"a":{},"a":{}}]]]',
+    '{"__proto__":1,"__proto__":2}',
+    '{"\\ud800":1,"\\uD800":2}',
+    '{"":1,"":2}',
+    '{"a\\/b":1,"a/b":2}',
+  ]) {
+    assert.throws(() => parseJson(bad), /duplicate member/, bad);
+  }
+  // the same key in sibling or nested objects is no repetition
+  assert.deepEqual(parseJson('[{"a":1},{"a":2},{"a":{"a":3}}]'), [{ a: 1 }, { a: 2 }, { a: { a: 3 } }]);
+  assert.deepEqual(Object.keys(parseJson('{"a":1,"A":2,"a ":3,"\\u0061b":4}')), ["a", "A", "a ", "ab"]);
+});

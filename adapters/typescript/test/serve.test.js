@@ -146,3 +146,40 @@ test("handleLine answers one line in process", async () => {
   assert.equal(await handleLine(h, o, '{"cmd":"stop"}'), null);
   assert.equal((await handleLine(h, o, new Uint8Array([0x7b, 0xff]))).error.code, "invalid_request");
 });
+
+test("a request with a repeated member is invalid_request at any depth; serving goes on", () => {
+  const ok = '{"cmd":"run","id":9,"op":{"op":"validate"},"profile":"core","input_base64":""}';
+  const { replies, status } = talk([
+    START,
+    '{"cmd":"run","cmd":"stop","id":1,"op":{"op":"validate"},"profile":"core","input_base64":""}',
+    '{"cmd":"run","c\\u006dd":"stop","id":2,"op":{"op":"validate"},"profile":"core","input_base64":""}',
+    '{"cmd":"run","id":3,"id":4,"op":{"op":"validate"},"profile":"core","input_base64":""}',
+    '{"cmd":"run","id":5,"op":{"op":"validate","op":"replay"},"profile":"core","input_base64":""}',
+    '{"cmd":"run","id":6,"op":{"op":"tree_apply","ops":[{"step":"append","message":{"a":1,"a":2},"timestamp":0}]},"profile":"core","input_base64":""}',
+    '{"cmd":"stop","cmd":"start","protocol":1}',
+    ok,
+    { cmd: "stop" },
+  ]);
+  assert.equal(status, 0);
+  assert.deepEqual(
+    replies.slice(1).map((r) => [r.id, r.error?.code ?? "result"]),
+    [[null, "invalid_request"], [null, "invalid_request"], [null, "invalid_request"], [null, "invalid_request"],
+      [null, "invalid_request"], [null, "invalid_request"], [9, "result"]],
+  );
+  for (const r of replies.slice(1, -1)) assert.match(r.error.message, /duplicate member/);
+});
+
+test("one-shot output is one JSON value ended by a newline (result, error, help)", () => {
+  const one = (args, input = "") => spawnSync(process.execPath, [FIXTURE, ...args], { input, timeout: 20000 }).stdout.toString();
+  assert.equal(one(["validate"], "a\n"), '{"event_count":1,"bytes":2}\n');
+  assert.equal(one(["branch", "--at", "5", "--branch-id", "x"]), '{"code":"sequence_out_of_range","message":"","sequence":5}\n');
+  assert.match(one(["--help"]), /^usage: [^]*\n$/);
+});
+
+test("one-shot --ops that repeat a member are a usage error (exit 2), not last-wins", () => {
+  const one = (args) => spawnSync(process.execPath, [FIXTURE, ...args], { input: "", timeout: 20000 });
+  assert.equal(one(["tree_apply", "--ops", '[{"step":"save_load"}]']).status, 3, "not offered");
+  const p = one(["tree_apply", "--ops", '[{"step":"save_load","step":"save_load"}]']);
+  assert.equal(p.status, 2);
+  assert.match(p.stderr.toString(), /duplicate member/);
+});
