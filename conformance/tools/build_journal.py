@@ -150,7 +150,7 @@ for name, bad, desc in [
 invalid("wire", "invalid-utf8-outside-string", "Invalid UTF-8 outside any string.", ["W-UTF8-1"],
         b"\x80" + one, err("invalid_utf8", 1), tags=["utf8"])
 invalid("wire", "invalid-utf8-after-bad-line", "Lines are checked in order: a JSON error on line 2 is reported, not the invalid UTF-8 on line 4 "
-        "(a reader that decodes the whole file first reports the UTF-8).", ["W-UTF8-1", "J-ORDER-1", "W-LINE-2"],
+        "(a reader that decodes the whole file first reports the UTF-8).", ["W-UTF8-1", "J-ORDER-1", "W-LINE-2", "C-SYNTAX-1"],
         lines([ev(0)]) + b"{not json}\n" + lines([ev(2)]) + b"\xff\n", err("invalid_json", 2), tags=["utf8"])
 invalid("wire", "blank-line-middle", "An empty line between events is rejected.", ["W-BLANK-1", "W-LINE-2"],
         lines(base[:2]) + b"\n" + lines(base[2:]), err("blank_line", 3))
@@ -233,7 +233,7 @@ for name, ptext, rules, desc, tags in [
     ("all-literals", '{"t":true,"f":false,"n":null,"e":[],"o":{}}', ["C-LIT-1"], "true, false, null and empty containers", []),
 ]:
     data = prefix + with_payload_text(ptext, 1)
-    valid("json", name, "A payload with %s is accepted." % desc, rules, data, tags=tags,
+    valid("json", name, "A payload with %s is accepted." % desc, rules + ["F-FP-1"], data, tags=tags,
           more=[{"op": {"op": "fingerprint"}, "expect": {"result": oracle.fingerprint(oracle.parse_journal(data))}}])
 
 for name, text, desc in [
@@ -357,7 +357,7 @@ valid("journal", "long-journal", "A 200-event journal.", ["J-SEQ-1"], lines([ev(
 # ---------------------------------------------------------------------------------------
 # precedence: J-ORDER-1, O-ORDER-1
 # ---------------------------------------------------------------------------------------
-invalid("precedence", "earliest-event-wins", "A mixed session on line 2 is reported before a gap on line 3.", ["J-ORDER-1"],
+invalid("precedence", "earliest-event-wins", "A mixed session on line 2 is reported before a gap on line 3.", ["J-ORDER-1", "J-SESSION-1"],
         lines([ev(0), ev(1, session="other"), mutate(2, lambda e: e.update(sequence=5))]), err("mixed_session", 2, 1))
 invalid("precedence", "gap-before-session", "Within one event, the sequence is checked before the session.", ["J-ORDER-1", "J-SEQ-1"],
         lines([ev(0), mutate(1, lambda e: e.update(sequence=7, session_id="other"))]), err("sequence_gap", 2, 7))
@@ -382,13 +382,13 @@ invalid("precedence", "utf8-before-json", "Invalid UTF-8 is reported before a JS
 invalid("precedence", "bom-before-utf8", "A BOM is reported before invalid UTF-8 later in the line.", ["J-ORDER-1", "W-BOM-1"],
         b"\xef\xbb\xbf{\xff}\n", err("unexpected_bom", 1))
 invalid("precedence", "error-after-until", "A journal error after `until` still fails replay (the whole journal is validated).",
-        ["R-SEL-1", "O-ORDER-1"], lines([ev(0), ev(1), ev(3)]), err("sequence_gap", 3, 3), ops=())
+        ["R-SEL-1", "O-ORDER-1", "J-SEQ-1"], lines([ev(0), ev(1), ev(3)]), err("sequence_gap", 3, 3), ops=())
 FILES["precedence"][-1]["checks"] = [
     {"op": {"op": "replay", "until": 0}, "expect": err("sequence_gap", 3, 3)},
     {"op": {"op": "fingerprint", "until": 1}, "expect": err("sequence_gap", 3, 3)},
     {"op": {"op": "branch", "at": 0, "branch_id": "b"}, "expect": err("sequence_gap", 3, 3)},
 ]
-invalid("precedence", "journal-error-before-range", "An invalid journal reports its error, not the bad until.", ["O-ORDER-1"],
+invalid("precedence", "journal-error-before-range", "An invalid journal reports its error, not the bad until.", ["O-ORDER-1", "J-SESSION-1"],
         lines([ev(0), ev(1, session="x")]), err("mixed_session", 2, 1), ops=())
 FILES["precedence"][-1]["checks"] = [
     {"op": {"op": "replay", "until": 99}, "expect": err("mixed_session", 2, 1)},
@@ -710,7 +710,7 @@ canon("bom-document", "A document starting with a BOM is rejected.", ["O-CANON-1
 canon("invalid-utf8-document", "A document that is not UTF-8 is rejected.", ["O-CANON-1", "W-UTF8-1"], b'"\xc3\x28"', err("invalid_utf8"))
 canon("two-documents", "Two JSON texts are not one.", ["O-CANON-1", "C-SYNTAX-1"], b"{}\n{}\n", err("invalid_json", 2))
 canon("empty-document", "An empty input is not a JSON text.", ["O-CANON-1", "C-SYNTAX-1"], b"", err("invalid_json", 1))
-canon("scalar-document", "A bare scalar is a JSON text.", ["O-CANON-1", "C-NUM-5"], b" 1E400 ", err("number_out_of_range", 1))
+canon("scalar-document", "A bare scalar is a JSON text: an overflowing float is rejected as such.", ["O-CANON-1", "C-NUM-6"], b" 1E400 ", err("number_out_of_range", 1))
 canon("string-document", "A bare string document.", ["O-CANON-1", "C-STR-1"], b'"a\\u0000\\/"', {"result": json.dumps("a\u0000/", ensure_ascii=False)})
 
 
