@@ -756,10 +756,10 @@ fn expectations_name_the_rules_they_imply() {
                         }
                     }
                 }
-                (Expect::Result { value, .. }, Operation::TreeInspect) => {
-                    if value.get("next_id") == Some(&Value::Null) {
-                        need(vec!["T-NEXT-1"], "expects next_id null".into());
-                    }
+                (Expect::Result { value, .. }, Operation::TreeInspect)
+                    if value.get("next_id") == Some(&Value::Null) =>
+                {
+                    need(vec!["T-NEXT-1"], "expects next_id null".into());
                 }
                 (Expect::Result { value, .. }, Operation::StoreApply { steps }) => {
                     if !value
