@@ -4,13 +4,13 @@
 Where a rule's input is a CLASS, these tables cover the class instead of a hand-picked
 sample (issue 19 part 2):
 
-- `tables/whitespace/{journal,tree,canonical,store}`: every code point of
+- `tables/{journal,tree,canonical,store}-whitespace`: every code point of
   `whitespace.json` (whitespace.py: what Python, JavaScript, Go, Rust, Java and C trim,
   strip, split or match with \\s, and the near-misses) placed as a whole line, at the end
   of the file, at a line's start and end, between tokens, inside a string (raw and
   escaped) and inside an id, for journals (validate, replay, fingerprint, branch), the
   generic tree format (tree_inspect, tree_apply), `canonical` and `store_apply`;
-- `tables/precedence/{journal,tree,steps}`: every ordered pair of the generator's defect
+- `tables/{journal,tree,tree-step}-order`: every ordered pair of the generator's defect
   classes (src/generate/malformed.rs) in one journal, on different lines and on one line
   where both fit; the tree load checks of T-ORDER-1 the same way; every pair of the checks
   inside one tree step (T-APPEND-1, T-APPENDNEW-1);
@@ -244,10 +244,10 @@ def jline(e):
     return dumps(e).encode("utf-8")
 
 
-W_J = "tables/whitespace/journal"
-W_T = "tables/whitespace/tree"
-W_C = "tables/whitespace/canonical"
-W_S = "tables/whitespace/store"
+W_J = "tables/journal-whitespace"
+W_T = "tables/tree-whitespace"
+W_C = "tables/canonical-whitespace"
+W_S = "tables/store-whitespace"
 HOLE = "\u2063HOLE\u2063"  # a marker no placement uses, replaced by the code point's bytes
 
 
@@ -472,7 +472,7 @@ def whitespace_store():
 
 
 # ---------------------------------------------------------------------------------------
-# tables/precedence/journal: every ordered pair of the generator's defect classes
+# tables/journal-order: every ordered pair of the generator's defect classes
 # ---------------------------------------------------------------------------------------
 # J-ORDER-1's stages, in order (lower wins on one line; the earliest line wins first).
 STAGES = ["bom", "utf8", "blank", "json", "envelope", "profile", "payload", "sequence", "session", "run", "id", "parent"]
@@ -717,7 +717,7 @@ def build_journal_pair(a, b, same_line):
     return data, ("trace-0.1" if trace else None), violations
 
 
-P_J = "tables/precedence/journal"
+P_J = "tables/journal-order"
 
 
 def precedence_journal():
@@ -795,7 +795,7 @@ def build_journal_pair_single(d):
 
 
 # ---------------------------------------------------------------------------------------
-# tables/precedence/tree: the load checks of T-ORDER-1, every ordered pair
+# tables/tree-order: the load checks of T-ORDER-1, every ordered pair
 # ---------------------------------------------------------------------------------------
 # Per line: T-LINE-2 (not UTF-8, then a leading U+FEFF, then the JSON text, first problem
 # in text order), T-ENTRY-1, T-ID-1, T-PARENT-1.
@@ -866,7 +866,7 @@ def build_tree_pair(a, b, same_line):
     return data, code, line
 
 
-P_T = "tables/precedence/tree"
+P_T = "tables/tree-order"
 
 
 def precedence_tree():
@@ -887,7 +887,7 @@ def precedence_tree():
 
 
 # ---------------------------------------------------------------------------------------
-# tables/precedence/steps: two failing checks inside one tree step (T-APPEND-1, T-APPENDNEW-1)
+# tables/tree-step-order: two failing checks inside one tree step (T-APPEND-1, T-APPENDNEW-1)
 # ---------------------------------------------------------------------------------------
 def nest(k):
     v = 0
@@ -897,7 +897,7 @@ def nest(k):
 
 
 def precedence_steps():
-    group = "tables/precedence/steps"
+    group = "tables/tree-step-order"
     path3 = "\n".join(tentry("e%d" % i, None if i == 1 else "e%d" % (i - 1), "m%d" % i, i) for i in (1, 2, 3))
     full = "\n".join([tentry("e18446744073709551614", None, "m1", 1), tentry("x", "e18446744073709551614", "m2", 2)])
     after = {"step": "save_load"}
