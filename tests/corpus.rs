@@ -600,3 +600,251 @@ fn the_seed_port_departs_exactly_on_the_tagged_vectors() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// Rules named right (issue 19 part 4): relations between what a vector EXPECTS and the
+// rules it must name, derived mechanically from the expectation's shape, so that a skip
+// list of a rule id and the by-rule table never miss a case. The rule of each code is
+// SPEC.md's (section 10, 15, 16), spelled out here rather than taken from the reference.
+
+/// SPEC.md section 10 / 15.3 / 16.4: the rule of each error code.
+fn rule_of_code(code: &str) -> Option<&'static str> {
+    Some(match code {
+        "unexpected_bom" => "W-BOM-1",
+        "invalid_utf8" => "W-UTF8-1",
+        "blank_line" => "W-BLANK-1",
+        "invalid_json" => "C-SYNTAX-1",
+        "duplicate_key" => "C-KEY-2",
+        "lone_surrogate" => "C-STR-3",
+        "nesting_too_deep" => "C-DEPTH-1",
+        "malformed_event" => "E-ENV-1",
+        "invalid_payload" => "R-TYPE-1",
+        "empty_journal" => "J-EMPTY-1",
+        "sequence_gap" => "J-SEQ-1",
+        "mixed_session" => "J-SESSION-1",
+        "mixed_run" => "J-RUN-1",
+        "duplicate_event_id" => "J-ID-1",
+        "unknown_parent" => "J-PARENT-1",
+        "sequence_out_of_range" => "O-RANGE-1",
+        "invalid_branch_id" => "B-ID-1",
+        "conflicting_duplicate" => "S-DUP-1",
+        _ => return None,
+    })
+}
+
+/// Tree codes (SPEC.md 15): load and step errors.
+fn tree_rule_of_code(code: &str, in_step: bool) -> &'static str {
+    match code {
+        "malformed_entry" => "T-ENTRY-1",
+        "duplicate_entry_id" => "T-ID-1",
+        "unknown_parent" => "T-PARENT-1",
+        "unknown_entry" => "T-SEEK-1",
+        "empty_session" => "T-CHECKPOINT-1",
+        "unknown_checkpoint" => "T-SEEKCP-1",
+        "history_diverged" => "T-APPENDNEW-1",
+        "id_space_exhausted" => "T-NEXT-1",
+        // A step's depth check (T-APPEND-1); on load, a line's wire and JSON codes.
+        "nesting_too_deep" if in_step => "T-APPEND-1",
+        _ => "T-LINE-2",
+    }
+}
+
+/// Whether `bytes` hold an integer literal of more than 4300 digits (C-NUM-3) rather
+/// than only overflowing floats (C-NUM-6).
+fn has_long_integer(bytes: &[u8]) -> bool {
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_digit() {
+            let start = i;
+            while i < bytes.len() && bytes[i].is_ascii_digit() {
+                i += 1;
+            }
+            let float_part = (start > 0 && matches!(bytes[start - 1], b'.' | b'e' | b'E' | b'+'))
+                || (i < bytes.len() && matches!(bytes[i], b'.' | b'e' | b'E'));
+            if i - start > 4300 && !float_part {
+                return true;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    false
+}
+
+/// The rules (any one of which must be named) that an expected journal, canonical or
+/// store code implies; `text` is the input the code is about.
+fn journal_code_rules(code: &str, text: &[u8]) -> Vec<&'static str> {
+    match code {
+        "number_out_of_range" if has_long_integer(text) => vec!["C-NUM-3"],
+        "number_out_of_range" => vec!["C-NUM-6"],
+        "profile_violation" => (1..=9)
+            .map(|k| {
+                [
+                    "P-TRACE-1",
+                    "P-TRACE-2",
+                    "P-TRACE-3",
+                    "P-TRACE-4",
+                    "P-TRACE-5",
+                    "P-TRACE-6",
+                    "P-TRACE-7",
+                    "P-TRACE-8",
+                    "P-TRACE-9",
+                ][k - 1]
+            })
+            .collect(),
+        c => rule_of_code(c).into_iter().collect(),
+    }
+}
+
+#[test]
+fn expectations_name_the_rules_they_imply() {
+    use journal_conformance::store::StoreStep;
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for c in load_corpus(None).unwrap() {
+        // The yoagent-0.26 dialect's vectors come from the real crate and name the
+        // dialect's rules (T-YO-*): not judged here.
+        // The golden traces (G-1) are the seed's own files, named by G-1 alone.
+        if c.profile == journal_conformance::event::Profile::Yoagent026 || c.group == "golden" {
+            continue;
+        }
+        let has = |r: &str| c.rules.iter().any(|x| x == r);
+        let mut need = |any_of: Vec<&str>, why: String| {
+            checked += 1;
+            if !any_of.is_empty() && !any_of.iter().any(|r| has(r)) {
+                problems.push(format!(
+                    "{}: {why} but names none of {any_of:?} ({:?})",
+                    c.id, c.rules
+                ));
+            }
+        };
+        for ch in &c.checks {
+            let op = &ch.op;
+            match (&ch.expect, op) {
+                (
+                    Expect::Error { codes, .. },
+                    Operation::TreeInspect | Operation::TreeApply { .. },
+                ) => {
+                    for code in codes {
+                        need(
+                            vec![tree_rule_of_code(code, false)],
+                            format!("expects load error {code}"),
+                        );
+                    }
+                }
+                (Expect::Error { codes, .. }, _) => {
+                    for code in codes {
+                        need(
+                            journal_code_rules(code, &c.input),
+                            format!("expects {code}"),
+                        );
+                    }
+                }
+                (Expect::Result { value, .. }, Operation::TreeApply { .. }) => {
+                    need(vec!["T-SAVE-1"], "expects a saved tree".into());
+                    for (i, r) in value
+                        .get("results")
+                        .and_then(Value::as_array)
+                        .unwrap()
+                        .iter()
+                        .enumerate()
+                    {
+                        if let Some(code) = r
+                            .get("error")
+                            .and_then(|e| e.get("code"))
+                            .and_then(Value::as_str)
+                        {
+                            need(
+                                vec![tree_rule_of_code(code, true)],
+                                format!("expects step {i} to fail with {code}"),
+                            );
+                        }
+                    }
+                }
+                (Expect::Result { value, .. }, Operation::TreeInspect)
+                    if value.get("next_id") == Some(&Value::Null) =>
+                {
+                    need(vec!["T-NEXT-1"], "expects next_id null".into());
+                }
+                (Expect::Result { value, .. }, Operation::StoreApply { steps }) => {
+                    if !value
+                        .get("recovered")
+                        .and_then(Value::as_array)
+                        .unwrap()
+                        .is_empty()
+                    {
+                        need(
+                            vec!["S-TORN-1", "S-RECOVER-1"],
+                            "expects a torn tail moved aside".into(),
+                        );
+                    }
+                    let results = value.get("results").and_then(Value::as_array).unwrap();
+                    for (i, (r, s)) in results.iter().zip(steps).enumerate() {
+                        let (elements, lines): (Vec<&Value>, Vec<&[u8]>) = match (r, s) {
+                            (Value::Array(a), StoreStep::AppendBatch { lines }) => (
+                                a.iter().collect(),
+                                lines.iter().map(|l| l.as_bytes()).collect(),
+                            ),
+                            (_, StoreStep::Append { line }) => (vec![r], vec![line.as_bytes()]),
+                            _ => (vec![r], vec![&b""[..]]),
+                        };
+                        for (k, e) in elements.iter().enumerate() {
+                            let Some(code) = e
+                                .get("error")
+                                .and_then(|e| e.get("code"))
+                                .and_then(Value::as_str)
+                            else {
+                                continue;
+                            };
+                            let text = lines.get(k).copied().unwrap_or(b"");
+                            let mut want = journal_code_rules(code, text);
+                            want.push("S-VALID-1");
+                            if matches!(s, StoreStep::Checkpoint) {
+                                want.push("K-RECORD-1");
+                            }
+                            need(want, format!("expects step {i} to fail with {code}"));
+                        }
+                    }
+                }
+                (Expect::Result { .. }, Operation::Fingerprint { .. }) => need(
+                    vec!["F-FP-1", "F-FP-2", "F-FP-3"],
+                    "checks a fingerprint".into(),
+                ),
+                (Expect::Result { .. }, Operation::Branch { .. }) => need(
+                    vec!["B-ID-1", "B-ID-2", "B-RANGE-1", "B-PARENT-1"],
+                    "checks a branch record".into(),
+                ),
+                _ => {}
+            }
+        }
+    }
+    assert!(checked > 500, "only {checked} relations checked");
+    assert!(
+        problems.is_empty(),
+        "{} cases:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn rule_relations_catch_misnamed_cases() {
+    // The relations above are not vacuous: the two misattributions issue 19 found.
+    assert_eq!(
+        journal_code_rules("number_out_of_range", b" 1E400 "),
+        ["C-NUM-6"]
+    );
+    let long = format!("{{\"a\":{}}}", "9".repeat(4301));
+    assert_eq!(
+        journal_code_rules("number_out_of_range", long.as_bytes()),
+        ["C-NUM-3"]
+    );
+    let fraction = format!("1.{}", "0".repeat(4301));
+    assert_eq!(
+        journal_code_rules("number_out_of_range", fraction.as_bytes()),
+        ["C-NUM-6"]
+    );
+    assert_eq!(tree_rule_of_code("unknown_parent", false), "T-PARENT-1");
+    assert_eq!(tree_rule_of_code("nesting_too_deep", true), "T-APPEND-1");
+    assert_eq!(tree_rule_of_code("nesting_too_deep", false), "T-LINE-2");
+}

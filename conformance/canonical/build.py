@@ -193,7 +193,28 @@ def bad(stem, name, inp, code, description, rules, tags=(), level=None, python_s
         assert len(faults) == 1 and faults[0] in codes, (
             f"{stem}/{name}: hand-written code {codes} but the guard sees {faults}"
         )
+    if seed_departs(data, codes):
+        tags = list(tags) + ["departs-from-seed"]
     _add(stem, name, description, rules, data, tags, {"error": {"code": code}}, level)
+
+
+def seed_departs(data, codes):
+    """SPEC.md appendix A.1: whether the seed's serialisation, json.dumps(json.loads(text))
+    of the file read as UTF-8 text, answers this rejected input differently: it gives a text
+    (Python accepts NaN, duplicate keys, lone surrogates, 1E400 as inf, deep nesting), another
+    error (a leading U+FEFF or a malformed escape after a high surrogate is a JSONDecodeError),
+    or crashes (RecursionError, the 4300-digit ValueError)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "invalid_utf8" not in codes
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        return "invalid_json" not in codes
+    except Exception:
+        return True
+    return True
 
 
 # --- numbers ---------------------------------------------------------------

@@ -176,7 +176,7 @@ case("append-keeps-bytes", "The store writes the line exactly as given (spacing 
 case("batch", "A batch acknowledges every line after one sync.", ["S-BATCH-1"], empty, [("batch", L), ("replay",)])
 case("batch-with-duplicate", "A duplicate inside a batch returns its original acknowledgement.", ["S-BATCH-1", "S-DUP-1"],
      empty, [("batch", [L[0], L[1], L[0], L[2]])])
-case("batch-stops-at-error", "The first rejected line stops the batch; earlier lines are kept.", ["S-BATCH-1"],
+case("batch-stops-at-error", "The first rejected line stops the batch; earlier lines are kept.", ["S-BATCH-1", "J-SEQ-1"],
      empty, [("batch", [L[0], L[1], Bad(line(ev(3)), "sequence_gap", 3), L[2]]), ("append", L[2])])
 
 # --- recovery ------------------------------------------------------------------------------
@@ -193,9 +193,9 @@ CASES.append({"name": "torn-terminated-garbage", "description": "A last line tha
                           "expect": {"result": {"recovered": [{"offset": len(good), "torn": '{"event_id":"e3",\n'}],
                                                 "results": [{"event_id": "e3", "sequence": 3, "duplicate": False}],
                                                 "journal": (good + L[3].encode() + b"\n").decode()}}}]})
-error_case("bad-line-in-middle", "A bad line in the middle makes the open fail: acknowledged data is never truncated.", ["S-RECOVER-1"],
+error_case("bad-line-in-middle", "A bad line in the middle makes the open fail: acknowledged data is never truncated.", ["S-RECOVER-1", "C-SYNTAX-1"],
            L[0].encode() + b"\n{oops\n" + L[1].encode() + b"\n", ["replay"], "invalid_json", 2)
-error_case("complete-last-line-breaks-rule", "A complete last line that parses but breaks a rule is not torn: the open fails.", ["S-RECOVER-1", "S-TORN-1"],
+error_case("complete-last-line-breaks-rule", "A complete last line that parses but breaks a rule is not torn: the open fails.", ["S-RECOVER-1", "S-TORN-1", "J-SEQ-1"],
            good + line(ev(7)).encode() + b"\n", ["replay"], "sequence_gap", 4)
 
 # --- checkpoints (exercise F) --------------------------------------------------------------

@@ -24,7 +24,32 @@ def entry(i, parent, msg, ts, label=None, **extra):
     return json.dumps(e, ensure_ascii=False, separators=(",", ":"))
 
 
+# The rule of each tree error code (SPEC.md 15: T-ENTRY-1 .. T-NEXT-1; the wire and JSON
+# codes of a tree line are T-LINE-2's).
+CODE_RULE = {"malformed_entry": "T-ENTRY-1", "duplicate_entry_id": "T-ID-1", "unknown_parent": "T-PARENT-1",
+             "unknown_entry": "T-SEEK-1", "empty_session": "T-CHECKPOINT-1", "unknown_checkpoint": "T-SEEKCP-1",
+             "history_diverged": "T-APPENDNEW-1", "id_space_exhausted": "T-NEXT-1"}
+
+
+def implied_rules(checks):
+    """The rules a check's expectation names by its shape: every tree_apply result holds the
+    saved tree (T-SAVE-1); every expected error, of the load or of a step, is its code's rule
+    (a step's nesting_too_deep is T-APPEND-1's depth check)."""
+    out = []
+    for ch in checks:
+        e = ch["expect"]
+        if "error" in e:
+            out.append(CODE_RULE.get(e["error"]["code"], "T-LINE-2"))
+        elif ch["op"]["op"] == "tree_apply":
+            out.append("T-SAVE-1")
+            for r in e["result"]["results"]:
+                if isinstance(r, dict) and "error" in r:
+                    out.append(CODE_RULE.get(r["error"]["code"], "T-APPEND-1"))
+    return out
+
+
 def add(group, name, desc, rules, text, checks, tags=None):
+    rules = list(rules) + [r for r in dict.fromkeys(implied_rules(checks)) if r not in rules]
     case = {"name": name, "description": desc, "rules": rules}
     if tags:
         case["tags"] = tags
