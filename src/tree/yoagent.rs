@@ -193,14 +193,37 @@ pub struct Session {
     next_seq: u64,
 }
 
-/// A step's message (kit JSON) as a yoagent `AgentMessage`: the canonical text the
-/// runner sends an adapter, read by serde_json as the adapter reads it.
+/// A step's message (kit JSON) as a yoagent `AgentMessage`, as an adapter over yoagent
+/// gets it: the runner sends canonical text, the adapter reads the request into a
+/// `serde_json::Value` (with a nesting limit of at least 256, A-RUN-1) and converts the
+/// message with `serde_json::from_value`, which has no recursion limit. So scalars are
+/// serde_json's reading of their canonical text, and a message deeper than serde_json's
+/// 128 levels is still a message (T-YO-NEXT-1).
 pub fn message_from_value(v: &Value) -> Result<AgentMessage, Error> {
-    serde_json::from_str(&canonical::to_string(v)).map_err(|e| {
+    let not_a_message = |e: String| {
         Error::new(
             ErrorCode::MalformedEntry,
             format!("the step's message is not a yoagent AgentMessage: {e}"),
         )
+    };
+    let value = to_serde(v).map_err(|e| not_a_message(e.to_string()))?;
+    serde_json::from_value(value).map_err(|e| not_a_message(e.to_string()))
+}
+
+/// Kit JSON as the `serde_json::Value` serde_json reads from its canonical text.
+fn to_serde(v: &Value) -> Result<serde_json::Value, serde_json::Error> {
+    Ok(match v {
+        Value::Array(items) => {
+            serde_json::Value::Array(items.iter().map(to_serde).collect::<Result<_, _>>()?)
+        }
+        Value::Object(members) => {
+            let mut m = serde_json::Map::new();
+            for (k, x) in members {
+                m.insert(k.clone(), to_serde(x)?);
+            }
+            serde_json::Value::Object(m)
+        }
+        scalar => serde_json::from_str(&canonical::to_string(scalar))?,
     })
 }
 

@@ -11,11 +11,56 @@
 //! The adapter binary (`src/main.rs`) serves it over protocol 1; the vector tool
 //! (`conformance/tools/yoagent-vectors`) uses it to compute the dialect's expectations.
 
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use yoagent::{AgentMessage, CustomMessage, Session, SessionEntry, SessionError};
 
 /// The tree dialect this crate implements.
 pub const PROFILE: &str = "yoagent-0.26";
+
+/// The deepest request this adapter reads (A-RUN-1 asks for at least 256: a
+/// `tree_apply` step's message starts at depth 5 of the request).
+pub const MAX_REQUEST_DEPTH: usize = 512;
+
+/// The nesting depth of a JSON text (brackets outside strings), to bound the recursion
+/// of a parse without serde_json's own 128-level limit.
+fn depth_of(text: &str) -> usize {
+    let (mut depth, mut max, mut in_str, mut escaped) = (0usize, 0usize, false, false);
+    for b in text.bytes() {
+        if in_str {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_str = true,
+            b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// A request line as a `Value`, nested up to [`MAX_REQUEST_DEPTH`] levels (serde_json
+/// alone stops at 128, too few for a deep message in a step).
+pub fn read_request(line: &str) -> Result<Value, String> {
+    if depth_of(line) > MAX_REQUEST_DEPTH {
+        return Err(format!("nested deeper than {MAX_REQUEST_DEPTH} levels"));
+    }
+    let mut de = serde_json::Deserializer::from_str(line);
+    de.disable_recursion_limit();
+    let v = Value::deserialize(&mut de).map_err(|e| e.to_string())?;
+    de.end().map_err(|e| e.to_string())?;
+    Ok(v)
+}
 
 /// An operation-level failure, in the kit's error shape (O-ERR-1).
 #[derive(Debug, Clone, PartialEq)]

@@ -59,7 +59,7 @@ fn main() -> std::io::Result<()> {
         if line.trim().is_empty() {
             continue;
         }
-        let msg: Value = match serde_json::from_str(&line) {
+        let msg: Value = match yoagent_adapter::read_request(&line) {
             Ok(v) => v,
             Err(e) => {
                 reply(&mut out, &invalid(Value::Null, format!("not JSON: {e}")))?;

@@ -6,10 +6,19 @@
 //!
 //! Usage (from the repository root):
 //! `cargo run --release --manifest-path implementations/yoagent/Cargo.toml -p yoagent-vectors -- conformance/tree-yoagent`
-//! writes `load.json`, `apply.json` and `quirks.json` in that directory. Deterministic.
+//! writes `load.json`, `apply.json`, `quirks.json` (hand-written), `categories.json` and
+//! `whitespace.json` (src/named.rs) and `generated.json` (src/gen.rs, a fixed seed) in
+//! that directory. Deterministic.
+//! `yoagent-vectors --differential N --seed S DIR` writes N fresh generated cases from
+//! seed S to `DIR/differential.json` (the differential CI runs; conformance/README.md).
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::PathBuf;
+
+mod gen;
+mod jtext;
+mod named;
 
 use base64::Engine;
 use serde_json::{json, Value};
@@ -388,7 +397,17 @@ fn deepest_loading_depth() -> usize {
 // Output
 // ---------------------------------------------------------------------------
 
+/// The operation as an adapter receives it: the runner sends it as text, and
+/// serde_json's default float parser does not always read back the digits serde_json
+/// wrote (the shortest digits of a double it parsed are not always parsed to that
+/// double again), so a step message's floats are what serde_json reads from its own
+/// text, not the `Value` built here.
+fn as_sent(op: &Value) -> Value {
+    yoagent_adapter::read_request(&op.to_string()).expect("an operation reads back")
+}
+
 fn expect(op: &Value, input: &[u8]) -> Value {
+    let op = &as_sent(op);
     match yoagent_adapter::run(op, input).expect("a tree operation") {
         Ok(v) => json!({ "result": v }),
         Err(f) => {
@@ -403,13 +422,280 @@ fn expect(op: &Value, input: &[u8]) -> Value {
     }
 }
 
+/// `expect`, or `None` where the real layer cannot answer it as a conformance case
+/// (a step message yoagent's types refuse is a malformed request, A-REQ-1).
+fn expect_opt(op: &Value, input: &[u8]) -> Option<Value> {
+    match yoagent_adapter::run(&as_sent(op), input)? {
+        Ok(v) => Some(json!({ "result": v })),
+        Err(f) if f.code == "invalid_request" || f.code == "internal_error" => None,
+        Err(f) => {
+            let mut e = json!({"code": f.code});
+            if let Some(l) = f.line {
+                e["line"] = json!(l);
+            }
+            Some(json!({ "error": e }))
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Generated cases (src/gen.rs): expectations from the real crate, kept by behaviour
+// ---------------------------------------------------------------------------
+
+/// The fixed seed of the committed `generated.json`.
+const GEN_SEED: u64 = 0x0019_0026_0000_0001;
+/// How many behaviour-distinct cases `generated.json` keeps.
+const GEN_KEEP: usize = 800;
+/// Candidates tried for it at most.
+const GEN_BUDGET: usize = 60_000;
+
+/// The real crate's observable answer, coarsened: the load error and its line, or
+/// which steps succeeded or failed how, whether the counter is e<entries+1>, and
+/// whether saving gave back the loaded lines unchanged.
+fn answer_signature(input: &[u8], checks: &[(Value, Value)]) -> String {
+    let mut sig = Vec::new();
+    for (op, exp) in checks {
+        if let Some(e) = exp.get("error") {
+            let l = if e["line"] == 1 { "first" } else { "later" };
+            sig.push(format!("E:{}:{l}", e["code"].as_str().unwrap_or("")));
+            continue;
+        }
+        let r = &exp["result"];
+        if op["op"] == "tree_inspect" {
+            let n = r["entry_count"].as_u64().unwrap_or(0);
+            let seq = r["next_id"] == json!(format!("e{}", n + 1));
+            sig.push(format!(
+                "I:n{}:{}",
+                n.min(2),
+                if seq { "seq" } else { "next" }
+            ));
+        } else {
+            // Which step kinds failed, with which codes, and which succeeded.
+            let mut outcomes = BTreeSet::new();
+            for (step, res) in op["ops"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .zip(r["results"].as_array().unwrap())
+            {
+                let name = step["step"].as_str().unwrap_or("");
+                outcomes.insert(match res.get("error") {
+                    Some(e) => format!("{name}={}", e["code"].as_str().unwrap_or("")),
+                    None => format!("{name}=ok"),
+                });
+            }
+            let input = String::from_utf8_lossy(input);
+            let loaded: Vec<&str> = input
+                .split('\n')
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect();
+            let tree = r["tree"].as_str().unwrap_or("");
+            let saved: Vec<&str> = tree.split('\n').take(loaded.len()).collect();
+            let rt = if saved == loaded { "same" } else { "rewritten" };
+            sig.push(format!(
+                "A:{}:{rt}",
+                outcomes.into_iter().collect::<Vec<_>>().join(",")
+            ));
+        }
+    }
+    sig.join("|")
+}
+
+/// The SPEC rules a generated case exercises, from its features and answers.
+fn generated_rules(features: &[String], checks: &[(Value, Value)]) -> Vec<&'static str> {
+    let mut r: BTreeSet<&'static str> = BTreeSet::new();
+    r.insert("T-YO-LOAD-1");
+    let has = |p: &str| features.iter().any(|f| f.starts_with(p));
+    if has("message")
+        || has("content")
+        || has("usage")
+        || has("redacted")
+        || has("provider")
+        || has("value")
+        || has("string")
+        || has("unknown-odd")
+    {
+        r.insert("T-YO-MSG-1");
+    }
+    if has("entry-id") || has("id-escape") {
+        r.insert("T-YO-NEXT-1");
+    }
+    for (op, exp) in checks {
+        match exp.get("error").and_then(|e| e["code"].as_str()) {
+            Some("duplicate_entry_id" | "unknown_parent") => {
+                r.insert("T-YO-TREE-1");
+            }
+            Some(_) => {}
+            None if op["op"] == "tree_apply" => {
+                r.insert("T-YO-SAVE-1");
+                for (step, res) in op["ops"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .zip(exp["result"]["results"].as_array().unwrap())
+                {
+                    let rule = match step["step"].as_str().unwrap_or("") {
+                        "append" => "T-YO-TS-1",
+                        "append_new" => "T-YO-APPENDNEW-1",
+                        "seek" => "T-SEEK-1",
+                        "checkpoint" => "T-CHECKPOINT-1",
+                        "seek_checkpoint" => "T-SEEKCP-1",
+                        _ => "T-YO-SAVE-1",
+                    };
+                    r.insert(rule);
+                    if res.get("error").is_some() {
+                        r.insert("T-ERR-1");
+                    }
+                }
+            }
+            None => {
+                r.insert("T-YO-NEXT-1");
+            }
+        }
+    }
+    r.into_iter().collect()
+}
+
+/// A candidate as a case, with its checks' expectations; `None` when the real layer
+/// cannot answer it as a `must` case (a refused step message, or yoagent's counter
+/// wrapping, which is `implementation-defined`).
+fn generated_case(
+    name: String,
+    description: String,
+    c: &gen::Candidate,
+) -> Option<(Case, Vec<(Value, Value)>)> {
+    let input = &c.input[..];
+    let inspect = json!({"op":"tree_inspect"});
+    let e1 = expect_opt(&inspect, input)?;
+    let mut checks = vec![(inspect, e1.clone())];
+    if e1.get("result").is_some() {
+        if e1["result"]["next_id"] == "e0" {
+            return None;
+        }
+        let apply = json!({"op":"tree_apply","ops":c.steps});
+        let e2 = expect_opt(&apply, input)?;
+        if e2["result"]["results"]
+            .as_array()
+            .is_some_and(|rs| rs.iter().any(|r| r == "e0"))
+        {
+            return None;
+        }
+        checks.push((apply, e2));
+    }
+    let rules = generated_rules(&c.features, &checks);
+    let mut case = Case {
+        name,
+        description,
+        rules,
+        tags: vec!["generated"],
+        level: "must",
+        input: input.to_vec(),
+        ops: checks.iter().map(|(op, _)| op.clone()).collect(),
+    };
+    if String::from_utf8_lossy(input)
+        .contains(['\u{a0}', '\u{2028}', '\u{3000}', '\u{e9}', '\u{65e5}'])
+    {
+        case.tags.push("unicode");
+    }
+    Some((case, checks))
+}
+
+fn slug(s: &str) -> String {
+    let s: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    s.split('-')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+/// `generated.json`: candidates from a fixed seed, each family in turn (plus, every
+/// other time, one more random family), kept when their (features, answer) signature is
+/// new, until `GEN_KEEP` are kept.
+fn generated_cases() -> Vec<Case> {
+    let mis = gen::misrounded_literals(6);
+    let mut rng = gen::Rng::new(GEN_SEED);
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    let mut tried = 0;
+    'outer: while tried < GEN_BUDGET {
+        for fam in 0..gen::FAMILIES.len() {
+            tried += 1;
+            let extra = usize::from(rng.one_in(8));
+            let c = gen::candidate(&mut rng, &mis, Some(fam), extra);
+            if c.features.is_empty() {
+                continue;
+            }
+            let name = format!("g{:04}-{}", out.len() + 1, slug(gen::FAMILIES[fam].0));
+            let desc = format!(
+                "Generated (seed {GEN_SEED:#x}, candidate {tried}): {}; the answer is the real yoagent crate's.",
+                c.features.join(", ")
+            );
+            let Some((case, checks)) = generated_case(name, desc, &c) else {
+                continue;
+            };
+            let key = format!(
+                "{}|{}",
+                c.features.join(","),
+                answer_signature(&c.input, &checks)
+            );
+            if seen.insert(key) {
+                out.push(case);
+                if out.len() == GEN_KEEP {
+                    break 'outer;
+                }
+            }
+        }
+    }
+    eprintln!(
+        "generated.json: {} kept of {tried} candidates (seed {GEN_SEED:#x})",
+        out.len()
+    );
+    out
+}
+
+/// The differential's cases: `n` fresh candidates from `seed` (one to three random
+/// families each), all kept.
+fn differential_cases(seed: u64, n: usize) -> Vec<Case> {
+    let mis = gen::misrounded_literals(6);
+    let mut rng = gen::Rng::new(seed);
+    let mut out = Vec::new();
+    let mut tried = 0;
+    while out.len() < n {
+        tried += 1;
+        let extra = rng.below(3);
+        let fam = rng.below(gen::FAMILIES.len());
+        let c = gen::candidate(&mut rng, &mis, Some(fam), extra);
+        let name = format!("d{:05}", out.len() + 1);
+        let desc = format!(
+            "Differential (seed {seed:#x}, candidate {tried}): {}.",
+            c.features.join(", ")
+        );
+        if let Some((case, _)) = generated_case(name, desc, &c) {
+            out.push(case);
+        }
+    }
+    out
+}
+
 fn indent(v: &Value, pad: &str) -> String {
     serde_json::to_string_pretty(v)
         .unwrap()
         .replace('\n', &format!("\n{pad}"))
 }
 
-fn write_file(cases: &[Case]) -> String {
+/// A vector file of `cases`; with `compact`, each check on one line (the generated
+/// files: deep messages pretty-printed would take a line per level).
+fn write_file(cases: &[Case], compact: bool) -> String {
     let mut out = String::from("{\n  \"cases\": [");
     for (i, c) in cases.iter().enumerate() {
         out.push_str(if i == 0 { "\n" } else { ",\n" });
@@ -440,7 +726,12 @@ fn write_file(cases: &[Case]) -> String {
             out,
             "      \"level\": {},\n      \"profile\": \"yoagent-0.26\",\n      {input},\n      \"checks\": {}\n    }}",
             json!(c.level),
-            indent(&Value::Array(checks), "      ")
+            if compact {
+                let lines: Vec<String> = checks.iter().map(|c| format!("\n        {c}")).collect();
+                format!("[{}\n      ]", lines.join(","))
+            } else {
+                indent(&Value::Array(checks), "      ")
+            }
         )
         .unwrap();
         out.pop();
@@ -449,11 +740,47 @@ fn write_file(cases: &[Case]) -> String {
     out
 }
 
+fn write_group(dir: &std::path::Path, file: &str, cases: &[Case]) {
+    let path = dir.join(file);
+    let tmp = dir.join(format!(".{file}.tmp"));
+    let compact = !matches!(file, "load.json" | "apply.json" | "quirks.json");
+    std::fs::write(&tmp, write_file(cases, compact)).expect("write");
+    std::fs::rename(&tmp, &path).expect("rename");
+    eprintln!("{}: {} cases", path.display(), cases.len());
+}
+
+const USAGE: &str =
+    "usage: yoagent-vectors [DIR]\n       yoagent-vectors --differential N --seed S DIR";
+
 fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--differential") {
+        // yoagent-vectors --differential N --seed S DIR: N fresh cases from seed S
+        // (decimal, or 0x hex), expectations from the real crate, in DIR/differential.json.
+        let (Some(n), Some("--seed"), Some(seed), Some(dir)) = (
+            args.get(1).and_then(|n| n.parse::<usize>().ok()),
+            args.get(2).map(String::as_str),
+            args.get(3).and_then(|s| match s.strip_prefix("0x") {
+                Some(h) => u64::from_str_radix(h, 16).ok(),
+                None => s.parse::<u64>().ok(),
+            }),
+            args.get(4),
+        ) else {
+            eprintln!("{USAGE}");
+            std::process::exit(2);
+        };
+        let dir = PathBuf::from(dir);
+        std::fs::create_dir_all(&dir).expect("create the output directory");
+        write_group(&dir, "differential.json", &differential_cases(seed, n));
+        return;
+    }
+    if args.len() > 1 || args.first().is_some_and(|a| a.starts_with('-')) {
+        eprintln!("{USAGE}");
+        std::process::exit(2);
+    }
     let dir = PathBuf::from(
-        std::env::args()
-            .nth(1)
-            .unwrap_or_else(|| "conformance/tree-yoagent".into()),
+        args.first()
+            .map_or("conformance/tree-yoagent", String::as_str),
     );
     std::fs::create_dir_all(&dir).expect("create the output directory");
     let mut total = 0;
@@ -461,13 +788,12 @@ fn main() {
         ("load.json", load_cases()),
         ("apply.json", apply_cases()),
         ("quirks.json", quirk_cases()),
+        ("categories.json", named::category_cases()),
+        ("whitespace.json", named::whitespace_cases()),
+        ("generated.json", generated_cases()),
     ] {
         total += cases.len();
-        let path = dir.join(file);
-        let tmp = dir.join(format!(".{file}.tmp"));
-        std::fs::write(&tmp, write_file(&cases)).expect("write");
-        std::fs::rename(&tmp, &path).expect("rename");
-        eprintln!("{}: {} cases", path.display(), cases.len());
+        write_group(&dir, file, &cases);
     }
-    eprintln!("{total} cases from yoagent {}", "0.26.6");
+    eprintln!("{total} cases from yoagent 0.26.6");
 }
