@@ -705,7 +705,7 @@ fn expectations_name_the_rules_they_imply() {
         // The yoagent-0.26 dialect's vectors come from the real crate and name the
         // dialect's rules (T-YO-*): not judged here.
         // The golden traces (G-1) are the seed's own files, named by G-1 alone.
-        if c.profile == journal_conformance::event::Profile::Yoagent026 || c.group == "golden" {
+        if c.profile == journal_conformance::ops::Profile::Yoagent026 || c.group == "golden" {
             continue;
         }
         let has = |r: &str| c.rules.iter().any(|x| x == r);
