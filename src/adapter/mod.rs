@@ -7,13 +7,15 @@
 //!   sends and `serve` reads, the replies `serve` writes and the runner judges (pure
 //!   parsers, fuzzed), and the one-shot encoding;
 //! - [`process`]: supervision of adapter processes (SPEC.md 13.4): process groups,
-//!   signals, bounded readers, the stderr tail;
+//!   descendants and orphans (the kit as subreaper; `proc_table` reads /proc), signals,
+//!   bounded readers, the stderr tail;
 //! - [`persistent`], [`oneshot`]: the two kinds of adapter process;
 //! - [`mod@reference`]: the built-in reference, in process;
 //! - [`mod@serve`]: the reference speaking the protocol out of process.
 
 pub mod oneshot;
 pub mod persistent;
+mod proc_table;
 pub mod process;
 pub mod protocol;
 pub mod reference;

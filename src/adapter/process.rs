@@ -6,12 +6,15 @@
 //! adapter prints; every stream it writes is read by a thread with a bound (a reply line,
 //! a one-shot's stdout, a stderr tail), so no adapter can exhaust the runner's memory.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
+
+use super::proc_table::{self, Table};
 
 /// The longest reply line (persistent) and the most stdout of one run (one-shot)
 /// accepted from an adapter: 64 MiB, an implementation limit (a babbling adapter is
@@ -94,49 +97,203 @@ impl Limits {
     }
 }
 
-/// Process groups of adapters that are running now (ended on SIGINT/SIGTERM), and
-/// whether the runner is shutting down (then no adapter is started any more).
-static LIVE_GROUPS: Mutex<(BTreeSet<i32>, bool)> = Mutex::new((BTreeSet::new(), false));
+/// The variable every adapter is started with: `PID:N`, this kit's pid and a sequence
+/// number. Its descendants inherit it, so an orphan of an adapter that the kit inherits
+/// as subreaper is still known as that adapter's after it left its process group.
+pub const ADAPTER_VAR: &str = "JOURNAL_CONFORMANCE_ADAPTER";
 
-pub(crate) fn signal_group(pgid: i32, sig: i32) -> bool {
+/// A running adapter as supervision knows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Adapter {
+    /// Its leader's pid, which is its process group's id.
+    pgid: i32,
+    /// The leader's start time (/proc), 0 where unknown.
+    start: u64,
+    /// `ADAPTER_VAR=value`, as /proc/PID/environ shows it.
+    token: String,
+}
+
+/// Adapters whose leader has not been ended and reaped yet (by pgid), and whether the
+/// runner is shutting down (then no adapter is started any more).
+struct Live {
+    adapters: BTreeMap<i32, Adapter>,
+    shutting_down: bool,
+}
+
+static LIVE: Mutex<Live> = Mutex::new(Live {
+    adapters: BTreeMap::new(),
+    shutting_down: false,
+});
+
+/// Set by [`supervise`]: every child of this process that is not an adapter's leader is
+/// an adapter's orphan (the kit is their subreaper), to be ended with the adapters.
+static SUPERVISING: AtomicBool = AtomicBool::new(false);
+
+fn live() -> MutexGuard<'static, Live> {
+    LIVE.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn signal_group(pgid: i32, sig: i32) -> bool {
     // SAFETY: kill(2) with a negative pid signals a process group; no memory is touched.
     unsafe { libc::kill(-pgid, sig) == 0 }
 }
 
-/// End every adapter process group still running (TERM, `grace`, KILL). Called on
-/// SIGINT/SIGTERM to the runner, just before it exits.
-pub fn end_all_groups(grace: Duration) {
-    let groups: Vec<i32> = {
-        let mut g = LIVE_GROUPS.lock().unwrap_or_else(|p| p.into_inner());
-        g.1 = true;
-        g.0.iter().copied().collect()
-    };
-    for &g in &groups {
-        signal_group(g, libc::SIGTERM);
-    }
-    let end = Instant::now() + grace;
-    while Instant::now() < end && groups.iter().any(|&g| signal_group(g, 0)) {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    for &g in &groups {
-        signal_group(g, libc::SIGKILL);
+/// The processes that belong to `ending` in `t`: each one's leader (while it is still
+/// the process that was started), every member of its process group, every child of this
+/// process carrying its [`ADAPTER_VAR`] (an orphan reparented to the kit), with
+/// `everything` every child of this process that is not a live adapter's leader, and all
+/// their descendants. Never this process nor another live adapter's leader. Added to
+/// `targets` (pid and start time).
+fn collect(
+    t: &Table,
+    l: &Live,
+    ending: &[Adapter],
+    everything: bool,
+    me: i32,
+    targets: &mut HashMap<i32, u64>,
+) {
+    let roots = t.0.iter().filter_map(|(&pid, e)| {
+        let ours = match l.adapters.get(&pid) {
+            Some(a) => ending.contains(a) && (a.start == 0 || a.start == e.start),
+            None => {
+                ending.iter().any(|a| a.pgid == e.pgid)
+                    || (e.ppid == me
+                        && (everything
+                            || ending
+                                .iter()
+                                .any(|a| proc_table::environ_has(pid, &a.token))))
+            }
+        };
+        ours.then_some(pid)
+    });
+    for p in t.with_descendants(roots.collect::<Vec<_>>()) {
+        let other_leader = l.adapters.get(&p).is_some_and(|a| {
+            !ending.contains(a) && (a.start == 0 || Some(a.start) == t.0.get(&p).map(|e| e.start))
+        });
+        if p != me && !other_leader {
+            if let Some(e) = t.0.get(&p) {
+                targets.entry(p).or_insert(e.start);
+            }
+        }
     }
 }
 
-/// End every adapter group when the runner gets SIGINT or SIGTERM, then exit with
-/// status 2 (the run was interrupted: no verdict). Safe to call more than once.
-pub fn install_signal_handler() {
+/// End `ending` and every process that belongs to them ([`collect`]; with no other
+/// adapter live and [`supervise`] in force, every child of the kit that is not a leader):
+/// SIGTERM, up to `grace` for them to exit, SIGKILL to what is left (and to anything they
+/// started meanwhile), and reap each one that became this process's child, so none is left
+/// a zombie. Leaders are reaped by their waiter threads, never here. The process table is
+/// read again every 10 ms, so descendants forked late are found too. Returns whether it
+/// ended everything (no other adapter was live).
+fn end(ending: &[Adapter], grace: Duration) -> bool {
+    let me = std::process::id() as i32;
+    let mut targets: HashMap<i32, u64> = HashMap::new();
+    let mut termed: HashSet<i32> = HashSet::new();
+    let mut killed = false;
+    let term_until = Instant::now() + grace;
+    let kill_until = term_until + Duration::from_secs(5);
+    let mut first = true;
+    loop {
+        let (busy, everything) = {
+            let l = live();
+            let everything = SUPERVISING.load(Ordering::SeqCst)
+                && l.adapters.values().all(|a| ending.contains(a));
+            let t = Table::scan();
+            collect(&t, &l, ending, everything, me, &mut targets);
+            let sig = if killed { libc::SIGKILL } else { libc::SIGTERM };
+            if first || killed {
+                for a in ending {
+                    signal_group(a.pgid, sig);
+                }
+            }
+            let state = |p: i32, s: u64| t.0.get(&p).filter(|e| e.start == s);
+            let running = |p: i32| {
+                targets
+                    .get(&p)
+                    .and_then(|&s| state(p, s))
+                    .is_some_and(|e| !e.zombie)
+            };
+            let mut busy = false;
+            for (&p, &s) in &targets {
+                let Some(e) = state(p, s) else { continue };
+                if !e.zombie {
+                    busy = true;
+                    if killed || termed.insert(p) {
+                        proc_table::signal(p, s, sig);
+                    }
+                } else if e.ppid == me {
+                    let leader = l
+                        .adapters
+                        .get(&p)
+                        .is_some_and(|a| a.start == 0 || a.start == s);
+                    if !leader {
+                        proc_table::reap(p);
+                    }
+                } else if running(e.ppid) {
+                    busy = true; // its parent is ending: it comes to us (subreaper)
+                }
+            }
+            if t.0.is_empty() {
+                // No /proc: the process groups are all there is to go by.
+                busy |= ending.iter().any(|a| signal_group(a.pgid, 0));
+            }
+            (busy, everything)
+        };
+        first = false;
+        let now = Instant::now();
+        if !busy || now >= kill_until {
+            return everything;
+        }
+        if !killed && now >= term_until {
+            killed = true;
+            continue;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// End every adapter and every process of theirs ([`end`]); no adapter is started after
+/// this. Called on SIGINT, SIGTERM or SIGHUP to the runner, just before it exits.
+fn end_all(grace: Duration) {
+    let ending: Vec<Adapter> = {
+        let mut l = live();
+        l.shutting_down = true;
+        l.adapters.values().cloned().collect()
+    };
+    end(&ending, grace);
+}
+
+/// Take charge of every process the runner starts (SPEC.md 13.4, A-GROUP-1): become a
+/// child subreaper (Linux; elsewhere orphans still escape to init), so that descendants
+/// orphaned by their parent's exit become the kit's children and are ended with the
+/// adapters; and on SIGINT, SIGTERM or SIGHUP end every adapter process and exit with
+/// status 2 (the run was interrupted: no verdict). Call it before the first adapter starts,
+/// in a process whose only children are adapters (the command line): from then on every
+/// child of this process that is not an adapter's leader is taken for an adapter's orphan.
+/// Safe to call more than once.
+pub fn supervise() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
-        use signal_hook::consts::{SIGINT, SIGTERM};
-        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        proc_table::become_subreaper();
+        SUPERVISING.store(true, Ordering::SeqCst);
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
             return;
         };
         std::thread::spawn(move || {
             if let Some(sig) = signals.forever().next() {
-                end_all_groups(Limits::default().grace);
-                let name = if sig == SIGINT { "SIGINT" } else { "SIGTERM" };
-                eprintln!("\ninterrupted by {name}: every adapter process was ended; no verdict");
+                end_all(Limits::default().grace);
+                let name = match sig {
+                    SIGINT => "SIGINT",
+                    SIGHUP => "SIGHUP",
+                    _ => "SIGTERM",
+                };
+                // After SIGHUP the terminal may be gone: a failed write must not panic
+                // this thread before it exits.
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "\ninterrupted by {name}: every adapter process was ended; no verdict"
+                );
                 std::process::exit(2);
             }
         });
@@ -316,9 +473,10 @@ pub(crate) fn writer(mut stdin: ChildStdin) -> mpsc::Sender<Vec<u8>> {
 
 /// A running adapter: its own process group (so grandchildren such as the real
 /// program behind `npm run` or `bash wrap.sh` are reached too), a waiter thread that
-/// reaps the leader, a writer thread for stdin. Dropping it ends the whole group.
+/// reaps the leader, a writer thread for stdin. Dropping it ends the whole group and every
+/// descendant ([`end`]).
 pub(crate) struct Group {
-    pgid: i32,
+    adapter: Adapter,
     exited: Receiver<ExitStatus>,
     pub(crate) status: Option<ExitStatus>,
     to_child: Option<mpsc::Sender<Vec<u8>>>,
@@ -333,10 +491,17 @@ impl Group {
         grace: Duration,
     ) -> Result<(Group, ChildStdout, StderrTail), String> {
         use std::os::unix::process::CommandExt;
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        let token = format!(
+            "{}:{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::SeqCst)
+        );
         // Spawning and registering happen under the lock, so that a shutdown either
-        // sees this group or refuses to start it.
-        let mut live = LIVE_GROUPS.lock().unwrap_or_else(|p| p.into_inner());
-        if live.1 {
+        // sees this group or refuses to start it, and an end never takes the new leader
+        // for an orphan.
+        let mut live = live();
+        if live.shutting_down {
             // The signal thread is ending every group and exits the process: this
             // thread must not go on to a verdict.
             drop(live);
@@ -348,6 +513,7 @@ impl Group {
             .args(&cmd.argv[1..])
             .args(extra)
             .envs(cmd.env.iter().map(|(k, v)| (k, v)))
+            .env(ADAPTER_VAR, &token)
             .process_group(0)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -355,7 +521,14 @@ impl Group {
             .spawn()
             .map_err(|e| format!("cannot start adapter {:?}: {e}", cmd.argv[0]))?;
         let pgid = child.id() as i32;
-        live.0.insert(pgid);
+        // Not reaped before the waiter below starts: readable even if it exited already.
+        let start = proc_table::stat(pgid).map_or(0, |e| e.start);
+        let adapter = Adapter {
+            pgid,
+            start,
+            token: format!("{ADAPTER_VAR}={token}"),
+        };
+        live.adapters.insert(pgid, adapter.clone());
         drop(live);
         let tail = StderrTail::default();
         tail.drain(child.stderr.take().expect("piped stderr"));
@@ -369,7 +542,7 @@ impl Group {
         });
         Ok((
             Group {
-                pgid,
+                adapter,
                 exited,
                 status: None,
                 to_child,
@@ -404,18 +577,15 @@ impl Group {
         self.status
     }
 
-    /// End the whole group: SIGTERM, up to `grace` for the leader to exit, SIGKILL to
-    /// every member left, and reap the leader.
+    /// End the adapter: its group and every descendant ([`end`]: SIGTERM, the grace,
+    /// SIGKILL, reaping), then reap the leader. The last adapter to end also ends every
+    /// orphan left that no adapter could be told by.
     pub(crate) fn terminate(&mut self) {
         if self.waiter.is_none() {
             return;
         }
         self.to_child = None;
-        if self.wait_exit(Duration::ZERO).is_none() {
-            signal_group(self.pgid, libc::SIGTERM);
-            self.wait_exit(self.grace);
-        }
-        signal_group(self.pgid, libc::SIGKILL);
+        let swept = end(std::slice::from_ref(&self.adapter), self.grace);
         // After SIGKILL the leader's end is certain; bound the wait all the same.
         self.wait_exit(Duration::from_secs(5));
         if self.status.is_some() {
@@ -424,11 +594,16 @@ impl Group {
             }
         }
         self.waiter = None;
-        LIVE_GROUPS
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .0
-            .remove(&self.pgid);
+        let last = {
+            let mut l = live();
+            l.adapters.remove(&self.adapter.pgid);
+            l.adapters.is_empty()
+        };
+        if last && !swept && SUPERVISING.load(Ordering::SeqCst) {
+            // Other adapters were live while this one ended: orphans that carry no
+            // adapter's mark (an emptied environment) were left for the last one.
+            end(&[], self.grace);
+        }
     }
 }
 

@@ -190,7 +190,6 @@ pub fn list(opts: &Options, json: bool) -> Result<Vec<String>, RunError> {
 /// Start the implementations of a run (`--jobs N` of them, at most one per case) and
 /// check `--require` against the first one's handshake.
 fn start(opts: &Options, cases: usize) -> Result<Vec<Box<dyn Implementation>>, RunError> {
-    crate::adapter::process::install_signal_handler();
     let jobs = opts.jobs.max(1).min(cases.max(1));
     let mut impls: Vec<Box<dyn Implementation>> = Vec::new();
     for _ in 0..jobs {

@@ -9,5 +9,9 @@ mod io;
 
 fn main() {
     journal_conformance::fast::tune_allocator();
+    // The command line's only children are adapters: it may take every orphan it inherits
+    // for an adapter's (a library user's process may have other children, so the runner
+    // does not do this on its own).
+    journal_conformance::adapter::process::supervise();
     std::process::exit(cli::main());
 }
