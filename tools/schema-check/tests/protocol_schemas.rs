@@ -156,7 +156,7 @@ struct Validators(Vec<(&'static str, jsonschema::Validator)>);
 
 impl Validators {
     fn load() -> Validators {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/schemas/protocol-1");
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../schemas/protocol-1");
         let names = ["start", "run", "stop", "handshake", "reply"];
         Validators(
             names
