@@ -85,6 +85,7 @@ pub mod replay;
 pub mod report;
 pub mod rules;
 pub mod runner;
+pub mod scale;
 pub mod store;
 pub mod tree;
 pub mod vectors;

@@ -49,6 +49,10 @@ pub enum Command {
     /// (an empty selection included). `test --help` explains filters, groups, rules,
     /// skip lists, exit codes and report formats.
     Test(Box<crate::commands::test::TestArgs>),
+    /// Complexity findings: grow the shapes where implementations go quadratic (a chain, a
+    /// fan, one huge line, ...) at n, 4n, 16n through an adapter and the reference, and
+    /// report where the adapter's time grows faster (SPEC.md section 17). Exit 1 on a finding.
+    Scale(crate::commands::scale::ScaleArgs),
     /// Speak adapter protocol 1 on stdin/stdout with the reference implementation.
     Serve,
     /// Print a markdown (or --json) table of several `test --report` files side by side;
@@ -95,6 +99,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Branch(args) => crate::commands::branch::run(args),
         Command::Canonical(args) => crate::commands::canonical::run(args),
         Command::Test(t) => crate::commands::test::run(*t),
+        Command::Scale(args) => crate::commands::scale::run(args),
         Command::Serve => crate::commands::serve::run(),
         Command::Summary(args) => crate::commands::summary::run(args),
         Command::Tree { action } => crate::commands::tree::run(action),

@@ -12,6 +12,7 @@ pub mod generate;
 pub mod golden;
 pub mod recover;
 pub mod replay;
+pub mod scale;
 pub mod serve;
 pub mod show;
 pub mod summary;

@@ -1,0 +1,127 @@
+//! `journal-conformance scale` (SPEC.md section 17, Q-SCALE-1, Q-SCALE-2): an adapter that
+//! is right on every answer but quadratic in `validate` (tests/fakes/slow_adapter.py sleeps
+//! n*n*4e-8 s, so its growth is exact on a loaded machine) is a finding on exactly the
+//! validate shapes whose line count grows; the reference behind `serve` is not; bad
+//! arguments are usage errors.
+
+mod support;
+
+use support::{bin, jc, root, text};
+
+fn slow() -> String {
+    format!(
+        "python3 {} {}",
+        root().join("tests/fakes/slow_adapter.py").display(),
+        bin()
+    )
+}
+
+#[test]
+fn a_quadratic_validate_is_a_finding_and_only_it() {
+    let adapter = slow();
+    let (code, out, err) = text(&jc(
+        &[
+            "scale",
+            "--adapter",
+            &adapter,
+            "--n",
+            "250",
+            "--ops",
+            "validate,fingerprint",
+            "--json",
+        ],
+        b"",
+    ));
+    assert_eq!(code, 1, "{out}{err}");
+    let rows: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let verdict = |op: &str, shape: &str| {
+        rows.iter()
+            .find(|r| r["op"] == op && r["shape"] == shape)
+            .unwrap_or_else(|| panic!("no row {op} {shape}: {out}"))["verdict"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    // The sleep is quadratic in the number of lines: chain and fan grow, the long line
+    // (two lines at every size) does not.
+    assert_eq!(verdict("validate", "chain"), "finding", "{out}");
+    assert_eq!(verdict("validate", "fan"), "finding", "{out}");
+    assert_ne!(verdict("validate", "long-line"), "finding", "{out}");
+    for shape in ["chain", "long-line"] {
+        assert_ne!(verdict("fingerprint", shape), "finding", "{out}");
+    }
+    assert_eq!(rows.len(), 5, "only the operations asked for: {out}");
+    let chain = rows
+        .iter()
+        .find(|r| r["op"] == "validate" && r["shape"] == "chain")
+        .unwrap();
+    assert_eq!(chain["sizes"], serde_json::json!([250, 1000, 4000]));
+    assert!(chain["adapter_exponent"].as_f64().unwrap() > 1.5, "{chain}");
+}
+
+#[test]
+fn the_text_names_the_finding_and_the_verdict() {
+    let adapter = slow();
+    let (code, out, _) = text(&jc(
+        &[
+            "scale",
+            "--adapter",
+            &adapter,
+            "--n",
+            "250",
+            "--ops",
+            "validate",
+        ],
+        b"",
+    ));
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("FINDING validate (core) on chain grows as n^")),
+        "{out}"
+    );
+    assert!(
+        out.trim_end()
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("scale FAILED for slow-validate: 2 finding(s)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_reference_out_of_process_is_no_finding() {
+    let adapter = format!("{} serve", bin());
+    let (code, out, err) = text(&jc(&["scale", "--adapter", &adapter, "--n", "250"], b""));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!out.contains("FINDING"), "{out}");
+    // Every shape of every operation and tree profile the reference offers was measured.
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("ok ")).count(),
+        16,
+        "{out}"
+    );
+}
+
+#[test]
+fn bad_arguments_are_usage_errors() {
+    let adapter = format!("{} serve", bin());
+    for args in [
+        vec!["--n", "0"],
+        vec!["--ops", "nope"],
+        vec!["--budget", "-1"],
+        vec!["--timeout", "nan"],
+    ] {
+        let mut a = vec!["scale", "--adapter", &adapter];
+        a.extend(args.iter());
+        let (code, out, err) = text(&jc(&a, b""));
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+    }
+    let (code, _, err) = text(&jc(&["scale", "--adapter", "/nonexistent/adapter"], b""));
+    assert_eq!(code, 2, "{err}");
+}
