@@ -222,3 +222,41 @@ fn line_bound() {
         }
     }
 }
+
+/// The value budget (`json::MAX_VALUES`, SPEC.md 16.5): a line of exactly the budget is
+/// read, one more value is an I/O-class error at that value's column, and the fast path
+/// agrees with the oracle on it (same error, same place) in every mode.
+#[test]
+fn value_budget() {
+    use journal_conformance::error::ReadError;
+    use journal_conformance::json::MAX_VALUES;
+    let first = r#"{"event_id":"e0","session_id":"s","sequence":0,"type":"x","payload":{},"provenance":{"run_id":"r"}}"#;
+    // Nine values before the array's elements: the event, event_id, session_id,
+    // sequence, type, provenance, run_id, payload and the array.
+    let prefix = r#"{"event_id":"e1","session_id":"s","sequence":1,"type":"x","provenance":{"run_id":"r"},"payload":{"a":["#;
+    let line = |elements: usize| {
+        let mut l = prefix.to_owned();
+        l.push_str(&"0,".repeat(elements - 1));
+        l.push_str("0]}}");
+        format!("{first}\n{l}\n")
+    };
+    let at_budget = line(MAX_VALUES - 9);
+    assert_eq!(
+        journal_conformance::journal::validate(at_budget.as_bytes(), JournalProfile::Core).unwrap(),
+        2
+    );
+    agree(at_budget.as_bytes(), JournalProfile::Core).unwrap();
+    let over = line(MAX_VALUES - 8);
+    // The last element is the value past the budget: its 1-based column.
+    let column = prefix.len() + 2 * (MAX_VALUES - 9) + 1;
+    match journal_conformance::journal::validate(over.as_bytes(), JournalProfile::Core) {
+        Err(ReadError::Io(e)) => assert_eq!(
+            e.to_string(),
+            format!(
+                "line 2, column {column}: too_many_values: more than {MAX_VALUES} values in one JSON text (an implementation limit, SPEC.md 16.5)"
+            )
+        ),
+        other => panic!("{other:?}"),
+    }
+    agree(over.as_bytes(), JournalProfile::Core).unwrap();
+}

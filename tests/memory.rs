@@ -149,3 +149,127 @@ fn large_persistent_replies_are_not_kept_whole() {
         }
     }
 }
+
+/// `yes` as a one-shot adapter at `-j 24`: each of the 24 adapters' output is cut off at
+/// its share of the run's 256 MiB budget (SPEC.md A-LIMIT-1: 268435456 / 24 = 11184810
+/// bytes), not at 64 MiB each (24 x 64 MiB aborted the kit).
+#[test]
+fn one_shot_floods_share_one_budget_across_jobs() {
+    let dir = scratch("mem-flood");
+    let r = dir.path().join("r.jsonl");
+    let adapter = format!(
+        "bash {}",
+        root().join("tests/fakes/oneshot_flood.sh").display()
+    );
+    let out = limited(
+        &[
+            "test",
+            "branch/",
+            "--one-shot",
+            "--jobs",
+            "24",
+            "--properties",
+            "0",
+            "--timeout",
+            "60",
+            "--report",
+            r.to_str().unwrap(),
+            "--adapter",
+            &adapter,
+        ],
+        None,
+    );
+    assert_clean(&out, "one-shot yes at -j 24", &[1]);
+    let lines = report_lines(&r);
+    let cases: Vec<_> = lines
+        .iter()
+        .filter(|l| l.get("type").and_then(|t| t.as_str()) == Some("case"))
+        .collect();
+    assert!(cases.len() >= 24, "{} cases", cases.len());
+    for c in cases {
+        assert_eq!(c.get("outcome").unwrap().as_str(), Some("errored"), "{c:?}");
+        let m = c.get("message").unwrap().as_str().unwrap();
+        assert!(m.contains("11184810"), "{m}");
+    }
+}
+
+/// A 60 MB line `[0,0,...]` (30 million values): 4 GB as a value tree. Every reader stops
+/// at the value budget (`json::MAX_VALUES`, SPEC.md 16.5) with a located error naming the
+/// code `too_many_values` at the column of the first value past it, before allocating it.
+#[test]
+fn a_60_mb_line_of_zeros_never_aborts() {
+    use journal_conformance::json::MAX_VALUES;
+    let dir = scratch("mem-zeros");
+    let zeros = dir.path().join("zeros.json");
+    let mut text = Vec::with_capacity(60_000_010);
+    text.push(b'[');
+    for _ in 0..30_000_000 - 1 {
+        text.extend_from_slice(b"0,");
+    }
+    text.extend_from_slice(b"0]\n");
+    std::fs::write(&zeros, &text).unwrap();
+    drop(text);
+    let z = zeros.to_str().unwrap();
+    // `[` is column 1, element i (1-based) column 2i: the value past the budget is the
+    // array's element MAX_VALUES.
+    let column = 2 * MAX_VALUES;
+    let located = format!(
+        "{z}: line 1, column {column}: too_many_values: more than {MAX_VALUES} values in one JSON text"
+    );
+    for args in [
+        &["validate", z][..],
+        &["validate", "--json", z],
+        &["replay", z],
+        &["fingerprint", z],
+        &["branch", z, "--at", "0", "--id", "b"],
+        &["canonical", z],
+        &["tree", "inspect", z],
+        &["tree", "validate", "--json", z],
+    ] {
+        let what = args.join(" ");
+        let out = limited(args, None);
+        let err = assert_clean(&out, &what, &[2]);
+        assert!(err.contains(&located), "{what}: {err}");
+    }
+    // A serve request: invalid_request, and serve goes on to the next request.
+    let mut req = std::fs::read(&zeros).unwrap();
+    req.extend_from_slice(b"{\"cmd\":\"stop\"}\n");
+    let reqs = dir.path().join("requests");
+    std::fs::write(&reqs, &req).unwrap();
+    drop(req);
+    let out = limited(&["serve"], Some(&reqs));
+    assert_clean(&out, "serve", &[0]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.starts_with(r#"{"error":{"code":"invalid_request","message":"too_many_values: more than 1048576 values"#),
+        "{stdout}"
+    );
+    // A report file for summary.
+    let out = limited(&["summary", z], None);
+    let err = assert_clean(&out, "summary", &[2]);
+    assert!(err.contains("too_many_values"), "summary: {err}");
+    // A persistent adapter's reply: each check errored (A-FAULT-1), a verdict, exit 1.
+    let r = dir.path().join("r.jsonl");
+    let adapter = big_reply("zeros", 60);
+    let out = limited(
+        &[
+            "test",
+            "branch/at-1",
+            "--exact",
+            "--properties",
+            "0",
+            "--timeout",
+            "60",
+            "--report",
+            r.to_str().unwrap(),
+            "--adapter",
+            &adapter,
+        ],
+        None,
+    );
+    assert_clean(&out, "test with [0,0,...] replies", &[1]);
+    let lines = report_lines(&r);
+    assert_eq!(lines[1].get("outcome").unwrap().as_str(), Some("errored"));
+    let m = lines[1].get("message").unwrap().as_str().unwrap();
+    assert!(m.contains("too_many_values"), "{m}");
+}

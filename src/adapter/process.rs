@@ -20,6 +20,11 @@ use super::proc_table::{self, Table};
 /// accepted from an adapter: 64 MiB, an implementation limit (a babbling adapter is
 /// cut off and the check errored).
 pub const MAX_REPLY: usize = 64 << 20;
+/// What the adapters of one run may have printed and not yet handed over, all jobs
+/// together: 256 MiB (SPEC.md 13.4, A-LIMIT-1). Each of `--jobs N` adapters gets an
+/// equal share as its caps, at most [`MAX_REPLY`] ([`Limits::for_jobs`]), so that `yes`
+/// at `-j 24` cannot buffer 24 x 64 MiB.
+pub const RUN_OUTPUT_BUDGET: usize = 256 << 20;
 /// Restarts failing in a row before an adapter is declared dead.
 pub const MAX_RESTARTS: u32 = 3;
 /// How much of an adapter's stderr is kept for diagnostics.
@@ -92,6 +97,19 @@ impl Limits {
     pub fn with_timeout(timeout: Duration) -> Limits {
         Limits {
             timeout,
+            ..Limits::default()
+        }
+    }
+
+    /// The limits of one of `jobs` adapters of a run: the `--timeout` given, and its
+    /// share of [`RUN_OUTPUT_BUDGET`] (at most [`MAX_REPLY`]) as the reply line cap and
+    /// the one-shot output cap.
+    pub fn for_jobs(timeout: Duration, jobs: usize) -> Limits {
+        let share = (RUN_OUTPUT_BUDGET / jobs.max(1)).min(MAX_REPLY);
+        Limits {
+            timeout,
+            max_reply: share,
+            max_output: share,
             ..Limits::default()
         }
     }
