@@ -231,6 +231,15 @@ fn a_60_mb_line_of_zeros_never_aborts() {
         let err = assert_clean(&out, &what, &[2]);
         assert!(err.contains(&located), "{what}: {err}");
     }
+    // `append`'s input: nothing is appended, exit 2.
+    let journal = dir.path().join("j.jsonl");
+    let out = limited(&["append", journal.to_str().unwrap(), "-"], Some(&zeros));
+    let err = assert_clean(&out, "append", &[2]);
+    assert!(
+        err.contains("<stdin>: line 1: too_many_values: more than"),
+        "append: {err}"
+    );
+    assert_eq!(std::fs::metadata(&journal).map_or(0, |m| m.len()), 0);
     // A serve request: invalid_request, and serve goes on to the next request.
     let mut req = std::fs::read(&zeros).unwrap();
     req.extend_from_slice(b"{\"cmd\":\"stop\"}\n");
