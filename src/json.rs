@@ -262,6 +262,7 @@ pub fn parse_with_max_depth(text: &str, max_depth: usize) -> Result<Value, Error
         depth: 0,
         max_depth,
         values: 0,
+        max_values: MAX_VALUES,
     };
     p.skip_ws();
     let v = p.value()?;
@@ -291,6 +292,7 @@ pub fn parse_with_reach(text: &str) -> Result<Value, (Error, usize)> {
         depth: 0,
         max_depth: MAX_DEPTH,
         values: 0,
+        max_values: MAX_VALUES,
     };
     p.skip_ws();
     let v = match p.value() {
@@ -310,8 +312,32 @@ pub fn parse_with_reach(text: &str) -> Result<Value, (Error, usize)> {
 
 /// Parse raw bytes: invalid UTF-8 is `invalid_utf8` at the first bad byte.
 pub fn parse_bytes(bytes: &[u8]) -> Result<Value, Error> {
+    parse_bytes_within(bytes, MAX_VALUES)
+}
+
+/// [`parse_bytes`] with a smaller value budget than [`MAX_VALUES`] (each of `--jobs N`
+/// adapters' replies, SPEC.md 16.5); a larger one is [`MAX_VALUES`].
+pub fn parse_bytes_within(bytes: &[u8], max_values: usize) -> Result<Value, Error> {
     let text = utf8(bytes)?;
-    parse(text)
+    let mut p = Parser {
+        s: text.as_bytes(),
+        text,
+        pos: 0,
+        depth: 0,
+        max_depth: MAX_DEPTH,
+        values: 0,
+        max_values: max_values.min(MAX_VALUES),
+    };
+    p.skip_ws();
+    let v = p.value()?;
+    p.skip_ws();
+    if p.pos != p.s.len() {
+        return Err(p.err(
+            ErrorCode::InvalidJson,
+            "unexpected text after the JSON value",
+        ));
+    }
+    Ok(v)
 }
 
 /// Decode UTF-8 or fail with `invalid_utf8` located at the first bad byte.
@@ -371,8 +397,9 @@ struct Parser<'a> {
     pos: usize,
     depth: usize,
     max_depth: usize,
-    /// Values begun so far (see [`MAX_VALUES`]).
+    /// Values begun so far, and how many may be (see [`MAX_VALUES`]).
     values: usize,
+    max_values: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -406,11 +433,12 @@ impl<'a> Parser<'a> {
 
     fn value(&mut self) -> Result<Value, Error> {
         self.values += 1;
-        if self.values > MAX_VALUES {
+        if self.values > self.max_values {
             return Err(self.err(
                 ErrorCode::TooManyValues,
                 format!(
-                    "more than {MAX_VALUES} values in one JSON text (an implementation limit, SPEC.md 16.5)"
+                    "more than {} values in one JSON text (an implementation limit, SPEC.md 16.5)",
+                    self.max_values
                 ),
             ));
         }

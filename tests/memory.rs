@@ -282,3 +282,43 @@ fn a_60_mb_line_of_zeros_never_aborts() {
     let m = lines[1].get("message").unwrap().as_str().unwrap();
     assert!(m.contains("too_many_values"), "{m}");
 }
+
+/// Sixteen persistent adapters replying `[0,0,...]` of 14 MiB (under their 16 MiB line
+/// cap) at once: each reply stops at its job's share of the run's value budget (SPEC.md
+/// A-LIMIT-1: 4194304 / 16 = 262144 values), not at 1,048,576 each (16 value trees of a
+/// million values aborted the kit).
+#[test]
+fn parallel_replies_share_one_value_budget() {
+    let dir = scratch("mem-jobs");
+    let r = dir.path().join("r.jsonl");
+    let adapter = big_reply("zeros", 14);
+    let out = limited(
+        &[
+            "test",
+            "branch/",
+            "--jobs",
+            "16",
+            "--properties",
+            "0",
+            "--timeout",
+            "120",
+            "--report",
+            r.to_str().unwrap(),
+            "--adapter",
+            &adapter,
+        ],
+        None,
+    );
+    assert_clean(&out, "[0,0,...] replies at -j 16", &[1]);
+    let lines = report_lines(&r);
+    let cases: Vec<_> = lines
+        .iter()
+        .filter(|l| l.get("type").and_then(|t| t.as_str()) == Some("case"))
+        .collect();
+    assert!(cases.len() >= 16, "{} cases", cases.len());
+    for c in cases {
+        assert_eq!(c.get("outcome").unwrap().as_str(), Some("errored"), "{c:?}");
+        let m = c.get("message").unwrap().as_str().unwrap();
+        assert!(m.contains("more than 262144 values"), "{m}");
+    }
+}
