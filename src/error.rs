@@ -72,6 +72,11 @@ pub enum ErrorCode {
     ConflictingDuplicate,
     /// `S-WRITER-1`: another writer holds the journal.
     Locked,
+    /// Not a conformance code (not in [`ErrorCode::ALL`], not in SPEC.md section 10): a
+    /// JSON text holds more than [`crate::json::MAX_VALUES`] values, an implementation
+    /// limit of this kit (SPEC.md 16.5). Readers turn it into an I/O-class error
+    /// ([`ReadError::Io`], exit status 2) by `ReadError::from`.
+    TooManyValues,
 }
 
 impl ErrorCode {
@@ -138,6 +143,7 @@ impl ErrorCode {
             ErrorCode::IdSpaceExhausted => "id_space_exhausted",
             ErrorCode::ConflictingDuplicate => "conflicting_duplicate",
             ErrorCode::Locked => "locked",
+            ErrorCode::TooManyValues => "too_many_values",
         }
     }
 
@@ -172,6 +178,8 @@ impl ErrorCode {
             ErrorCode::IdSpaceExhausted => "T-NEXT-1",
             ErrorCode::ConflictingDuplicate => "S-DUP-1",
             ErrorCode::Locked => "S-WRITER-1",
+            // A limit, not a rule: attributed to the JSON text rules it stops.
+            ErrorCode::TooManyValues => "C-SYNTAX-1",
         }
     }
 
@@ -262,9 +270,41 @@ impl Error {
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
     #[error(transparent)]
-    Invalid(#[from] Error),
+    Invalid(Error),
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),
+}
+
+/// An invalid input, except an implementation limit ([`ErrorCode::TooManyValues`]),
+/// which is an I/O-class error naming the place and the code (SPEC.md 16.5).
+impl From<Error> for ReadError {
+    fn from(e: Error) -> ReadError {
+        if e.code != ErrorCode::TooManyValues {
+            return ReadError::Invalid(e);
+        }
+        ReadError::Io(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            limit_text(&e),
+        ))
+    }
+}
+
+/// The text of a [`ErrorCode::TooManyValues`] error: `line L, column C: CODE: MESSAGE`
+/// (what of the location is known).
+pub fn limit_text(e: &Error) -> String {
+    let mut place = Vec::new();
+    if let Some(l) = e.line {
+        place.push(format!("line {l}"));
+    }
+    if let Some(c) = e.column {
+        place.push(format!("column {c}"));
+    }
+    let place = if place.is_empty() {
+        String::new()
+    } else {
+        format!("{}: ", place.join(", "))
+    };
+    format!("{place}{}: {}", e.code, e.message)
 }
 
 /// Shorten raw line bytes for a diagnostic: lossy UTF-8, at most `max` characters,

@@ -15,6 +15,15 @@ use crate::error::{Error, ErrorCode};
 /// `MAX_DEPTH` nested containers is accepted; one more is `nesting_too_deep`.
 pub const MAX_DEPTH: usize = 128;
 
+/// The most values one JSON text may hold: 1,048,576 (every scalar, array and object
+/// counts one; keys do not). An implementation limit of this kit, not a rule (SPEC.md
+/// 16.5): the value tree costs 16 to 64 times the text (a 60 MB line `[0,0,...]` is 30
+/// million values, 4 GB), so the parser stops at the first value past the budget, at
+/// that value's column, before allocating it: [`ErrorCode::TooManyValues`], which
+/// readers report as an I/O-class error (exit status 2). The largest text of the corpus
+/// holds under 30,000 values, an event of a journal a few dozen.
+pub const MAX_VALUES: usize = 1 << 20;
+
 /// The most digits an integer literal may have (`C-NUM-3`), as in Python 3.11+.
 pub const MAX_INT_DIGITS: usize = 4300;
 
@@ -252,6 +261,8 @@ pub fn parse_with_max_depth(text: &str, max_depth: usize) -> Result<Value, Error
         pos: 0,
         depth: 0,
         max_depth,
+        values: 0,
+        max_values: MAX_VALUES,
     };
     p.skip_ws();
     let v = p.value()?;
@@ -280,6 +291,8 @@ pub fn parse_with_reach(text: &str) -> Result<Value, (Error, usize)> {
         pos: 0,
         depth: 0,
         max_depth: MAX_DEPTH,
+        values: 0,
+        max_values: MAX_VALUES,
     };
     p.skip_ws();
     let v = match p.value() {
@@ -299,8 +312,32 @@ pub fn parse_with_reach(text: &str) -> Result<Value, (Error, usize)> {
 
 /// Parse raw bytes: invalid UTF-8 is `invalid_utf8` at the first bad byte.
 pub fn parse_bytes(bytes: &[u8]) -> Result<Value, Error> {
+    parse_bytes_within(bytes, MAX_VALUES)
+}
+
+/// [`parse_bytes`] with a smaller value budget than [`MAX_VALUES`] (each of `--jobs N`
+/// adapters' replies, SPEC.md 16.5); a larger one is [`MAX_VALUES`].
+pub fn parse_bytes_within(bytes: &[u8], max_values: usize) -> Result<Value, Error> {
     let text = utf8(bytes)?;
-    parse(text)
+    let mut p = Parser {
+        s: text.as_bytes(),
+        text,
+        pos: 0,
+        depth: 0,
+        max_depth: MAX_DEPTH,
+        values: 0,
+        max_values: max_values.min(MAX_VALUES),
+    };
+    p.skip_ws();
+    let v = p.value()?;
+    p.skip_ws();
+    if p.pos != p.s.len() {
+        return Err(p.err(
+            ErrorCode::InvalidJson,
+            "unexpected text after the JSON value",
+        ));
+    }
+    Ok(v)
 }
 
 /// Decode UTF-8 or fail with `invalid_utf8` located at the first bad byte.
@@ -360,6 +397,9 @@ struct Parser<'a> {
     pos: usize,
     depth: usize,
     max_depth: usize,
+    /// Values begun so far, and how many may be (see [`MAX_VALUES`]).
+    values: usize,
+    max_values: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -392,6 +432,16 @@ impl<'a> Parser<'a> {
     }
 
     fn value(&mut self) -> Result<Value, Error> {
+        self.values += 1;
+        if self.values > self.max_values {
+            return Err(self.err(
+                ErrorCode::TooManyValues,
+                format!(
+                    "more than {} values in one JSON text (an implementation limit, SPEC.md 16.5)",
+                    self.max_values
+                ),
+            ));
+        }
         match self.peek() {
             Some(b'{') => self.object(),
             Some(b'[') => self.array(),

@@ -47,6 +47,58 @@ impl Outcome {
     }
 }
 
+/// The longest answer a check's record keeps whole: 64 KiB of canonical text. A larger
+/// answer is judged whole and then kept as [`kept_answer`]'s bounded summary (SPEC.md
+/// 13.5): a valid 60 MiB reply per check must not stay in memory for the run.
+pub const MAX_KEPT_ANSWER_BYTES: usize = 64 << 10;
+
+/// How many bytes of a large answer's canonical text its summary previews.
+pub const OMITTED_PREVIEW_BYTES: usize = 1024;
+
+/// What a check's record keeps of an answer, `{"result":...}` or `{"error":...}`: the
+/// answer itself when its canonical text is at most [`MAX_KEPT_ANSWER_BYTES`], else
+/// `{"omitted":{"bytes":N,"sha256":"sha256:HEX","preview":TEXT}}`: its size, the SHA-256
+/// of its canonical text, and the escaped ([`crate::preview::escape`]) beginning of it.
+/// Called after the answer was judged, so the verdict saw all of it.
+pub fn kept_answer(answer: Value) -> Value {
+    let mut text = Vec::new();
+    crate::canonical::write(&answer, &mut text);
+    if text.len() <= MAX_KEPT_ANSWER_BYTES {
+        return answer;
+    }
+    drop(answer);
+    let (mut preview, shown) = crate::preview::escape(&text, OMITTED_PREVIEW_BYTES);
+    if shown < text.len() {
+        preview.push('…');
+    }
+    let digest = format!("sha256:{}", crate::fingerprint::sha256_hex(&text));
+    Value::object([(
+        "omitted",
+        Value::object([
+            ("bytes", Value::from_u64(text.len() as u64)),
+            ("sha256", Value::from(digest)),
+            ("preview", Value::from(preview)),
+        ]),
+    )])
+}
+
+/// The longest message a check's record keeps (an adapter's error message is part of
+/// it): 4 KiB, cut on a character boundary and ended with `…`.
+pub const MAX_MESSAGE_BYTES: usize = 4 << 10;
+
+/// `message` cut to at most [`MAX_MESSAGE_BYTES`] (plus the `…`).
+pub fn bounded_message(mut message: String) -> String {
+    if message.len() > MAX_MESSAGE_BYTES {
+        let mut end = MAX_MESSAGE_BYTES;
+        while !message.is_char_boundary(end) {
+            end -= 1;
+        }
+        message.truncate(end);
+        message.push('…');
+    }
+    message
+}
+
 /// One check's record in a report.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CheckRecord {

@@ -86,6 +86,14 @@ impl Answer {
     pub fn to_json(&self) -> Value {
         match self {
             Answer::Result(v) => Value::object([("result", v.clone())]),
+            e => e.clone().into_json(),
+        }
+    }
+
+    /// [`Answer::to_json`] without copying the result.
+    pub fn into_json(self) -> Value {
+        match self {
+            Answer::Result(v) => Value::object([("result", v)]),
             Answer::Error {
                 code,
                 line,
@@ -103,7 +111,7 @@ impl Answer {
                     ("message".to_owned(), Value::from(message.as_str())),
                 ];
                 if let Some(i) = index {
-                    e.push(("index".into(), Value::from_u64(*i)));
+                    e.push(("index".into(), Value::from_u64(i)));
                 }
                 Value::object([("error", Value::Object(e))])
             }

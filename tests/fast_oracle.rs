@@ -222,3 +222,58 @@ fn line_bound() {
         }
     }
 }
+
+/// The value budget (`json::MAX_VALUES`, SPEC.md 16.5): a line of exactly the budget is
+/// read, one more value is an I/O-class error at that value's column, and the fast path
+/// (sequential and parallel) agrees with the oracle on it: same error, same place. (Not
+/// through `agree`, whose every `until` and branch point would parse the line dozens of
+/// times: too slow in a debug build.)
+#[test]
+fn value_budget() {
+    use journal_conformance::error::ReadError;
+    use journal_conformance::json::MAX_VALUES;
+    let first = r#"{"event_id":"e0","session_id":"s","sequence":0,"type":"x","payload":{},"provenance":{"run_id":"r"}}"#;
+    // Nine values before the array's elements: the event, event_id, session_id,
+    // sequence, type, provenance, run_id, payload and the array.
+    let prefix = r#"{"event_id":"e1","session_id":"s","sequence":1,"type":"x","provenance":{"run_id":"r"},"payload":{"a":["#;
+    let line = |elements: usize| {
+        let mut l = prefix.to_owned();
+        l.push_str(&"0,".repeat(elements - 1));
+        l.push_str("0]}}");
+        format!("{first}\n{l}\n")
+    };
+    let show = |r: Result<u64, ReadError>| match r {
+        Ok(n) => format!("ok {n}"),
+        Err(ReadError::Invalid(e)) => format!("invalid {e:?}"),
+        Err(ReadError::Io(e)) => format!("io: {e}"),
+    };
+    // The last element is the value past the budget: its 1-based column.
+    let column = prefix.len() + 2 * (MAX_VALUES - 9) + 1;
+    for (elements, want) in [
+        (MAX_VALUES - 9, "ok 2".to_owned()),
+        (
+            MAX_VALUES - 8,
+            format!(
+                "io: line 2, column {column}: too_many_values: more than {MAX_VALUES} values in one JSON text (an implementation limit, SPEC.md 16.5)"
+            ),
+        ),
+    ] {
+        let input = line(elements);
+        let oracle = show(journal_conformance::journal::validate(
+            input.as_bytes(),
+            JournalProfile::Core,
+        ));
+        assert_eq!(oracle, want);
+        for threads in [0, 2] {
+            let opts = fast::Options {
+                threads,
+                block_bytes: 4096,
+                ..fast::Options::new(JournalProfile::Core)
+            };
+            let fast = show(fast::validate(input.as_bytes(), &opts));
+            assert_eq!(fast, want, "fast validate, {threads} threads");
+            let fp = show(fast::fingerprint(input.as_bytes(), &opts, None).map(|_| 2));
+            assert_eq!(fp, want, "fast fingerprint, {threads} threads");
+        }
+    }
+}

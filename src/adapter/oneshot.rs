@@ -9,7 +9,7 @@ use super::process::{
     chunk_reader, describe_exit, parse_command, with_stderr, AdapterCommand, Group, Limits,
     StderrTail,
 };
-use super::protocol::{judge_one_shot, oneshot_args};
+use super::protocol::{judge_one_shot_within, oneshot_args};
 use super::{all_ops, ImplInfo, Implementation, Reply};
 use crate::ops::Operation;
 use crate::ops::Profile;
@@ -120,7 +120,13 @@ impl OneShot {
         let status = g.status.expect("exited");
         g.terminate(); // ends any helper left in the group
         tail.settle(Duration::from_millis(300));
-        match judge_one_shot(status.code(), &describe_exit(status), &out) {
+        let reply = judge_one_shot_within(
+            status.code(),
+            &describe_exit(status),
+            &out,
+            self.limits.max_reply_values,
+        );
+        match reply {
             Reply::Fault(m) => Reply::Fault(with_stderr(m, &tail)),
             r => r,
         }

@@ -9,7 +9,7 @@ use super::process::{
     describe_exit, line_reader, parse_command, with_stderr, AdapterCommand, Group, Limits,
     StderrTail,
 };
-use super::protocol::{parse_handshake_line, parse_run_reply, Request};
+use super::protocol::{parse_handshake_line, parse_run_reply_within, Request};
 use super::{ImplInfo, Implementation, Reply};
 use crate::ops::Operation;
 use crate::ops::Profile;
@@ -196,7 +196,7 @@ impl Implementation for Persistent {
             Ok(l) => l,
             Err(e) => return self.fault(e),
         };
-        match parse_run_reply(&line, id) {
+        match parse_run_reply_within(&line, id, self.limits.max_reply_values) {
             Reply::Fault(m) => self.fault(m),
             r => r,
         }

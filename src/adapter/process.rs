@@ -20,6 +20,15 @@ use super::proc_table::{self, Table};
 /// accepted from an adapter: 64 MiB, an implementation limit (a babbling adapter is
 /// cut off and the check errored).
 pub const MAX_REPLY: usize = 64 << 20;
+/// What the adapters of one run may have printed and not yet handed over, all jobs
+/// together: 256 MiB (SPEC.md 13.4, A-LIMIT-1). Each of `--jobs N` adapters gets an
+/// equal share as its caps, at most [`MAX_REPLY`] ([`Limits::for_jobs`]), so that `yes`
+/// at `-j 24` cannot buffer 24 x 64 MiB.
+pub const RUN_OUTPUT_BUDGET: usize = 256 << 20;
+/// The values the replies of one run's adapters may hold at once, all jobs together:
+/// 4 x [`crate::json::MAX_VALUES`] (the value tree costs up to ~100 bytes a value), shared
+/// as [`RUN_OUTPUT_BUDGET`] is.
+pub const RUN_VALUE_BUDGET: usize = 4 * crate::json::MAX_VALUES;
 /// Restarts failing in a row before an adapter is declared dead.
 pub const MAX_RESTARTS: u32 = 3;
 /// How much of an adapter's stderr is kept for diagnostics.
@@ -71,6 +80,8 @@ pub struct Limits {
     pub max_reply: usize,
     /// The most stdout accepted from one one-shot run.
     pub max_output: usize,
+    /// The most values a reply (or a one-shot run's stdout) may hold (SPEC.md 16.5).
+    pub max_reply_values: usize,
     /// Restarts failing in a row before the adapter is declared dead.
     pub max_restarts: u32,
 }
@@ -82,6 +93,7 @@ impl Default for Limits {
             grace: Duration::from_secs(1),
             max_reply: MAX_REPLY,
             max_output: MAX_REPLY,
+            max_reply_values: crate::json::MAX_VALUES,
             max_restarts: MAX_RESTARTS,
         }
     }
@@ -92,6 +104,22 @@ impl Limits {
     pub fn with_timeout(timeout: Duration) -> Limits {
         Limits {
             timeout,
+            ..Limits::default()
+        }
+    }
+
+    /// The limits of one of `jobs` adapters of a run: the `--timeout` given, and its
+    /// share of [`RUN_OUTPUT_BUDGET`] (at most [`MAX_REPLY`]) as the reply line cap and
+    /// the one-shot output cap, and of [`RUN_VALUE_BUDGET`] (at most
+    /// [`crate::json::MAX_VALUES`]) as the value budget of a reply.
+    pub fn for_jobs(timeout: Duration, jobs: usize) -> Limits {
+        let share = (RUN_OUTPUT_BUDGET / jobs.max(1)).min(MAX_REPLY);
+        let values = (RUN_VALUE_BUDGET / jobs.max(1)).min(crate::json::MAX_VALUES);
+        Limits {
+            timeout,
+            max_reply: share,
+            max_output: share,
+            max_reply_values: values,
             ..Limits::default()
         }
     }

@@ -241,8 +241,8 @@ fn answer_error(e: &Value) -> Result<Answer, String> {
 }
 
 /// Parse one reply line as a JSON object.
-fn parse_reply_line(line: &[u8]) -> Result<Value, String> {
-    let v = json::parse_bytes(line).map_err(|e| {
+fn parse_reply_line(line: &[u8], max_values: usize) -> Result<Value, String> {
+    let v = json::parse_bytes_within(line, max_values).map_err(|e| {
         format!(
             "adapter wrote a line that is not JSON ({e}): {}",
             crate::error::shorten(line, 120)
@@ -294,13 +294,18 @@ fn parse_handshake(v: &Value) -> Result<ImplInfo, String> {
 
 /// Parse a handshake line (A-START-1). Pure: used by the runner and the fuzz target.
 pub fn parse_handshake_line(line: &[u8]) -> Result<ImplInfo, String> {
-    parse_reply_line(line).and_then(|v| parse_handshake(&v))
+    parse_reply_line(line, json::MAX_VALUES).and_then(|v| parse_handshake(&v))
 }
 
 /// Judge one persistent reply line to the request `id` (A-RUN-1, A-FAULT-1). Pure:
 /// used by the runner and the fuzz target.
 pub fn parse_run_reply(line: &[u8], id: i64) -> Reply {
-    let v = match parse_reply_line(line) {
+    parse_run_reply_within(line, id, json::MAX_VALUES)
+}
+
+/// [`parse_run_reply`] with the reply's value budget (one job's share, SPEC.md 16.5).
+pub fn parse_run_reply_within(line: &[u8], id: i64, max_values: usize) -> Reply {
+    let v = match parse_reply_line(line, max_values) {
         Ok(v) => v,
         Err(e) => return Reply::Fault(e),
     };
@@ -336,8 +341,18 @@ pub fn parse_run_reply(line: &[u8], id: i64) -> Reply {
 /// when killed by a signal, described by `how`), `stdout` what it printed. Pure: used
 /// by the runner and the fuzz target.
 pub fn judge_one_shot(exit: Option<i32>, how: &str, stdout: &[u8]) -> Reply {
+    judge_one_shot_within(exit, how, stdout, json::MAX_VALUES)
+}
+
+/// [`judge_one_shot`] with the output's value budget (one job's share, SPEC.md 16.5).
+pub fn judge_one_shot_within(
+    exit: Option<i32>,
+    how: &str,
+    stdout: &[u8],
+    max_values: usize,
+) -> Reply {
     let parsed = || {
-        json::parse_bytes(stdout).map_err(|e| {
+        json::parse_bytes_within(stdout, max_values).map_err(|e| {
             format!(
                 "stdout is not one JSON value ({e}): {}",
                 crate::error::shorten(stdout, 120)

@@ -748,7 +748,7 @@ impl Consumer {
             self.hasher.update(&b.out[from..hash_to]);
         }
         if let Some(e) = b.error.take() {
-            return Err(ReadError::Invalid(e));
+            return Err(ReadError::from(e));
         }
         if let Some(e) = b.io_error.take() {
             return Err(ReadError::Io(e));
@@ -761,7 +761,7 @@ impl Consumer {
     fn journal_error(&self, v: Violation, number: u64, bytes: &[u8]) -> ReadError {
         let ev = match oracle_line(number, bytes, self.profile) {
             Ok(ev) => ev,
-            Err(e) => return ReadError::Invalid(e),
+            Err(e) => return ReadError::from(e),
         };
         let expected = Expected {
             sequence: self.count,

@@ -16,7 +16,7 @@
 
 use crate::canonical;
 use crate::event::PayloadView;
-use crate::json::{plain_len, MAX_DEPTH, MAX_INT_DIGITS};
+use crate::json::{plain_len, MAX_DEPTH, MAX_INT_DIGITS, MAX_VALUES};
 
 /// One token. Containers know where they end, so a subtree can be skipped.
 #[derive(Clone, Copy, Debug)]
@@ -164,6 +164,11 @@ impl Tape {
     }
 
     fn value(&mut self, s: &[u8], p: usize, depth: usize) -> Option<usize> {
+        // Tokens are values and keys: at the budget of values (json::MAX_VALUES) or
+        // before, decline, so the oracle gives the error at its place.
+        if self.toks.len() >= MAX_VALUES {
+            return None;
+        }
         match *s.get(p)? {
             b'{' => self.object(s, p, depth + 1),
             b'[' => self.array(s, p, depth + 1),

@@ -7,7 +7,7 @@ use crate::adapter::{Implementation, Reply};
 use crate::canonical;
 use crate::json::Value;
 use crate::preview::Preview;
-use crate::record::{case_cause, CaseRecord, CheckRecord, Outcome};
+use crate::record::{bounded_message, case_cause, kept_answer, CaseRecord, CheckRecord, Outcome};
 use crate::vectors::Case;
 use crate::verdict::{judge, Cause};
 
@@ -39,23 +39,24 @@ pub fn run_case(imp: &mut dyn Implementation, case: &Case) -> CaseRecord {
         }
         match imp.run(&check.op, case.profile, &case.input) {
             Reply::Answer(a) => {
-                rec.actual = a.to_json();
+                // Judged whole first; the record then keeps a bounded form of it.
                 match judge(&check.expect, &a) {
                     None => rec.outcome = Outcome::Passed,
                     Some(m) => {
                         rec.outcome = Outcome::Failed;
-                        rec.message = m.to_string();
+                        rec.message = bounded_message(m.to_string());
                         rec.cause = Some(m.cause);
                         rec.pointer = m.pointer;
                     }
                 }
+                rec.actual = kept_answer(a.into_json());
             }
             Reply::Unsupported => {
                 rec.message = format!("the adapter answered unsupported: {}", check.op.name());
             }
             Reply::Fault(m) => {
                 rec.outcome = Outcome::Errored;
-                rec.message = m;
+                rec.message = bounded_message(m);
                 rec.cause = Some(Cause::AdapterFault);
             }
         }

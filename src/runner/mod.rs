@@ -193,7 +193,7 @@ fn start(opts: &Options, cases: usize) -> Result<Vec<Box<dyn Implementation>>, R
     let jobs = opts.jobs.max(1).min(cases.max(1));
     let mut impls: Vec<Box<dyn Implementation>> = Vec::new();
     for _ in 0..jobs {
-        impls.push(pool::start(opts).map_err(RunError::usage)?);
+        impls.push(pool::start(opts, jobs).map_err(RunError::usage)?);
     }
     pool::check_require(&opts.require, impls[0].info())?;
     Ok(impls)

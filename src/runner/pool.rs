@@ -14,9 +14,10 @@ use crate::ops::OpKind;
 use crate::record::CaseRecord;
 use crate::vectors::Case;
 
-/// Start one implementation as the options say.
-pub fn start(opts: &Options) -> Result<Box<dyn Implementation>, String> {
-    let limits = Limits::with_timeout(opts.timeout);
+/// Start one of `jobs` implementations as the options say (each adapter gets its share
+/// of the run's output budget, [`Limits::for_jobs`]).
+pub fn start(opts: &Options, jobs: usize) -> Result<Box<dyn Implementation>, String> {
+    let limits = Limits::for_jobs(opts.timeout, jobs);
     Ok(match (&opts.adapter, opts.one_shot) {
         (None, _) => Box::new(Reference::default()),
         (Some(cmd), false) => Box::new(Persistent::start(cmd, limits)?),

@@ -114,6 +114,14 @@ pub fn print_projection(p: &journal_conformance::fast::Projection) -> i32 {
 /// Report a failed read: a located diagnostic (exit 1) or an I/O error (exit 2).
 pub fn report(file: &str, e: ReadError) -> i32 {
     match e {
+        // An implementation limit (SPEC.md 16.5) is an I/O-class error, however it came.
+        ReadError::Invalid(e) if e.code == journal_conformance::ErrorCode::TooManyValues => {
+            eprintln!(
+                "error: {file}: {}",
+                journal_conformance::error::limit_text(&e)
+            );
+            EXIT_USAGE
+        }
         ReadError::Invalid(e) => {
             eprintln!("{}", diagnostic(file, &e));
             EXIT_INVALID

@@ -128,10 +128,18 @@ fn run_append(
                         }
                     }
                     if let Some(e) = err {
+                        let from = pending[handled].0;
+                        if e.code == journal_conformance::ErrorCode::TooManyValues {
+                            // An implementation limit (SPEC.md 16.5): I/O-class, exit 2.
+                            eprintln!(
+                                "error: {input_name}: line {from}: {}: {} (nothing after the last acknowledgement was kept)",
+                                e.code, e.message
+                            );
+                            return EXIT_USAGE;
+                        }
                         // `e.line` is the journal line the event would have had.
                         let d = diagnostic(&name, &e);
                         let (head, rest) = d.split_at(d.find('\n').unwrap_or(d.len()));
-                        let from = pending[handled].0;
                         eprintln!("{head} (from {input_name} line {from}){rest}");
                         if emit(Value::object([("error", e.to_json())]), &mut out).is_err() {
                             return EXIT_USAGE;

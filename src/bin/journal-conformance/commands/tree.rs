@@ -128,7 +128,7 @@ pub fn run(action: TreeAction) -> i32 {
                     ]));
                     EXIT_INVALID
                 }
-                (Err(e), false) => report(&name, ReadError::Invalid(e)),
+                (Err(e), false) => report(&name, ReadError::from(e)),
             }
         }
         TreeAction::Show {
@@ -248,6 +248,6 @@ fn apply(
                 }
             }
         }
-        Err(e) => report(&display_name(file), ReadError::Invalid(e)),
+        Err(e) => report(&display_name(file), ReadError::from(e)),
     }
 }
