@@ -4,7 +4,8 @@
 #   scripts/mutants-ci.sh [BASE]
 #
 # Runs cargo-mutants (27.1.0, .cargo/mutants.toml: tests/mutation_gate.rs is the only
-# test) on the reference's semantic modules, in place (run it on a clean checkout):
+# test) on the reference's semantic modules, in a campaign tree made from HEAD's commit
+# (scripts/mutants-tree.sh; uncommitted changes are not in it):
 #
 # - when BASE is given, or a merge base with origin/main or main exists, and the diff
 #   against it touches those modules: only the mutants on the changed lines (--in-diff);
@@ -48,9 +49,14 @@ else
 fi
 
 cargo mutants --version || exit 2
+repo=$(pwd)
+# The campaign tree: HEAD with the gate as the only test target (scripts/mutants-tree.sh);
+# its builds share the repository's target directory, so dependencies are reused.
+scripts/mutants-tree.sh "$out/tree" >/dev/null || exit 2
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target}
 start=$(date +%s)
-cargo mutants --in-place --no-shuffle --timeout "${MUTANTS_TIMEOUT:-120}" \
-  "${file_args[@]}" "${selection[@]}" -o "$out"
+(cd "$out/tree" && cargo mutants --in-place --no-shuffle --timeout "${MUTANTS_TIMEOUT:-120}" \
+  "${file_args[@]}" "${selection[@]}" -o "$out")
 rc=$?
 echo "mutants-ci: cargo mutants exited $rc after $(( $(date +%s) - start )) s"
 # 0 all caught; 2 some missed; 3 some timed out; 4 the unmutated tree failed; 1 usage.
