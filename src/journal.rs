@@ -59,11 +59,6 @@ impl Checker {
         self.count
     }
 
-    /// Whether `id` names an accepted event.
-    pub fn contains_id(&self, id: &str) -> bool {
-        self.ids.contains_key(id)
-    }
-
     /// The sequence of the accepted event `id`.
     pub fn sequence_of(&self, id: &str) -> Option<u64> {
         self.ids.get(id).copied()
