@@ -12,6 +12,8 @@
 # - otherwise: one fixed shard, MUTANTS_SHARD (default: K/N with N=${MUTANTS_SHARDS:-400}
 #   and K from the commit's tree hash, so a commit always runs the same few mutants and
 #   successive commits walk through all of them).
+# MUTANTS_ARGS adds arguments to cargo mutants (e.g. MUTANTS_ARGS='--re fingerprint' with
+# MUTANTS_SHARD=0/1 re-runs chosen mutants).
 #
 # Exit 0 when every mutant it ran was caught, unviable, timed out (a reference that hangs
 # fails the runner's own timeout), or is listed in conformance/mutants/explained.txt;
@@ -56,7 +58,7 @@ scripts/mutants-tree.sh "$out/tree" >/dev/null || exit 2
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target}
 start=$(date +%s)
 (cd "$out/tree" && cargo mutants --in-place --no-shuffle --timeout "${MUTANTS_TIMEOUT:-120}" \
-  "${file_args[@]}" "${selection[@]}" -o "$out")
+  "${file_args[@]}" "${selection[@]}" ${MUTANTS_ARGS:-} -o "$out")
 rc=$?
 echo "mutants-ci: cargo mutants exited $rc after $(( $(date +%s) - start )) s"
 # 0 all caught; 2 some missed; 3 some timed out; 4 the unmutated tree failed; 1 usage.
