@@ -301,7 +301,7 @@ pub fn read_bounded<R: BufRead>(
 
 /// Validate a whole journal; `Ok(n)` with its event count.
 pub fn validate<R: BufRead>(source: R, profile: JournalProfile) -> Result<u64, ReadError> {
-    read(source, profile, |_| {})
+    validate_bounded(source, profile, wire::DEFAULT_MAX_LINE_BYTES)
 }
 
 /// [`validate`] with lines of at most `max_line_bytes`.
