@@ -28,8 +28,13 @@ modules=(src/wire.rs src/json.rs src/canonical.rs src/event.rs src/profile.rs
 file_args=()
 for m in "${modules[@]}"; do file_args+=(--file "$m"); done
 
-out=$(mktemp -d "${TMPDIR:-/tmp}/mutants-ci.XXXXXX")
-trap 'rm -rf "$out"' EXIT
+# MUTANTS_OUT=DIR keeps cargo-mutants' output (DIR/mutants.out: caught.txt, missed.txt, ...).
+if [ -n "${MUTANTS_OUT:-}" ]; then
+  out=$MUTANTS_OUT; mkdir -p "$out"; rm -rf "$out/tree"
+else
+  out=$(mktemp -d "${TMPDIR:-/tmp}/mutants-ci.XXXXXX")
+  trap 'rm -rf "$out"' EXIT
+fi
 
 base=${1:-}
 if [ -z "$base" ]; then
