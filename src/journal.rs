@@ -59,11 +59,6 @@ impl Checker {
         self.count
     }
 
-    /// Whether `id` names an accepted event.
-    pub fn contains_id(&self, id: &str) -> bool {
-        self.ids.contains_key(id)
-    }
-
     /// The sequence of the accepted event `id`.
     pub fn sequence_of(&self, id: &str) -> Option<u64> {
         self.ids.get(id).copied()
@@ -306,7 +301,7 @@ pub fn read_bounded<R: BufRead>(
 
 /// Validate a whole journal; `Ok(n)` with its event count.
 pub fn validate<R: BufRead>(source: R, profile: JournalProfile) -> Result<u64, ReadError> {
-    read(source, profile, |_| {})
+    validate_bounded(source, profile, wire::DEFAULT_MAX_LINE_BYTES)
 }
 
 /// [`validate`] with lines of at most `max_line_bytes`.

@@ -453,8 +453,10 @@ pub fn execute(op: &Operation, input: &[u8], profile: Profile) -> Result<Value, 
             Value::object([("event_count", Value::from_u64(n))])
         }
         Operation::Replay { until } => replay::replay(input, journal_profile, *until)?.to_json(),
+        // The library's own fingerprint function (no projection), so the corpus pins it too
+        // (issue 19: the mutation gate found nothing else reaching it).
         Operation::Fingerprint { until } => {
-            Value::from(replay::replay(input, journal_profile, *until)?.fingerprint)
+            Value::from(replay::fingerprint(input, journal_profile, *until)?)
         }
         Operation::Branch { at, branch_id } => {
             branch::branch(input, journal_profile, *at, branch_id)?.to_json()

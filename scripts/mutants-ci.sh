@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The mutation gate in CI (issue 19 item 1; conformance/mutants/README.md).
+#
+#   scripts/mutants-ci.sh [BASE]
+#
+# Runs cargo-mutants (27.1.0, .cargo/mutants.toml: tests/mutation_gate.rs is the only
+# test) on the reference's semantic modules, in a campaign tree made from HEAD's commit
+# (scripts/mutants-tree.sh; uncommitted changes are not in it):
+#
+# - when BASE is given, or a merge base with origin/main or main exists, and the diff
+#   against it touches those modules: only the mutants on the changed lines (--in-diff);
+# - otherwise: one fixed shard, MUTANTS_SHARD (default: K/N with N=${MUTANTS_SHARDS:-400}
+#   and K from the commit's tree hash, so a commit always runs the same few mutants and
+#   successive commits walk through all of them).
+# MUTANTS_ARGS adds arguments to cargo mutants (e.g. MUTANTS_ARGS='--re fingerprint' with
+# MUTANTS_SHARD=0/1 re-runs chosen mutants).
+#
+# Exit 0 when every mutant it ran was caught, unviable, timed out (a reference that hangs
+# fails the runner's own timeout), or is listed in conformance/mutants/explained.txt;
+# 1 when a mutant was missed and is not listed (it prints them); 2 on any other failure
+# (the unmutated gate failing included).
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+
+modules=(src/wire.rs src/json.rs src/canonical.rs src/event.rs src/profile.rs
+  src/journal.rs src/replay.rs src/fingerprint.rs src/branch.rs src/tree.rs
+  'src/tree/*.rs' src/store.rs src/ops.rs 'src/fast/*.rs')
+file_args=()
+for m in "${modules[@]}"; do file_args+=(--file "$m"); done
+
+# MUTANTS_OUT=DIR keeps cargo-mutants' output (DIR/mutants.out: caught.txt, missed.txt, ...).
+if [ -n "${MUTANTS_OUT:-}" ]; then
+  out=$MUTANTS_OUT; mkdir -p "$out"; rm -rf "$out/tree"
+else
+  out=$(mktemp -d "${TMPDIR:-/tmp}/mutants-ci.XXXXXX")
+  trap 'rm -rf "$out"' EXIT
+fi
+
+base=${1:-}
+if [ -z "$base" ]; then
+  base=$(git merge-base HEAD origin/main 2>/dev/null || git merge-base HEAD main 2>/dev/null || true)
+  [ "$base" = "$(git rev-parse HEAD)" ] && base=""
+fi
+plain_modules=()
+for m in "${modules[@]}"; do plain_modules+=("${m//\*.rs/}"); done
+if [ -n "$base" ] && ! git diff --quiet "$base" -- "${plain_modules[@]}"; then
+  git diff "$base" -- "${plain_modules[@]}" >"$out/diff"
+  selection=(--in-diff "$out/diff")
+  echo "mutants-ci: the mutants on the lines changed since $base"
+else
+  n=${MUTANTS_SHARDS:-400}
+  k=$(( 0x$(git rev-parse 'HEAD^{tree}' | cut -c1-7) % n ))
+  shard=${MUTANTS_SHARD:-$k/$n}
+  selection=(--shard "$shard")
+  echo "mutants-ci: shard $shard of the semantic modules' mutants"
+fi
+
+cargo mutants --version || exit 2
+repo=$(pwd)
+# The campaign tree: HEAD with the gate as the only test target (scripts/mutants-tree.sh);
+# its builds share the repository's target directory, so dependencies are reused.
+scripts/mutants-tree.sh "$out/tree" >/dev/null || exit 2
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target}
+start=$(date +%s)
+(cd "$out/tree" && cargo mutants --in-place --no-shuffle --timeout "${MUTANTS_TIMEOUT:-120}" \
+  "${file_args[@]}" "${selection[@]}" ${MUTANTS_ARGS:-} -o "$out")
+rc=$?
+echo "mutants-ci: cargo mutants exited $rc after $(( $(date +%s) - start )) s"
+# 0 all caught; 2 some missed; 3 some timed out; 4 the unmutated tree failed; 1 usage.
+case $rc in
+  0 | 2 | 3) ;;
+  *) echo "mutants-ci: cargo mutants failed (exit $rc)" >&2; exit 2 ;;
+esac
+
+missed="$out/mutants.out/missed.txt"
+[ -f "$missed" ] || exit 0
+# Entries are compared without their line:column, which move with unrelated edits.
+strip() { sed -E 's/^([^:]+):[0-9]+:[0-9]+: /\1: /'; }
+listed=$(grep -v '^#' conformance/mutants/explained.txt | grep -v '^\s*$' |
+  sed -E 's/^(equivalent|outside): //; s/ -- .*$//')
+new=0
+while IFS= read -r m; do
+  [ -z "$m" ] && continue
+  key=$(printf '%s\n' "$m" | strip)
+  if ! grep -qxF -- "$key" <<<"$listed"; then
+    echo "MISSED (not in conformance/mutants/explained.txt): $m"
+    new=1
+  fi
+done <"$missed"
+if [ "$new" = 1 ]; then
+  echo "mutants-ci: add a vector that catches each (conformance/README.md), or explain it in conformance/mutants/explained.txt" >&2
+  exit 1
+fi
+echo "mutants-ci: every miss is explained"
