@@ -271,11 +271,8 @@ pub fn run(opts: &Options, reporter: &mut dyn Reporter) -> Result<RunOutcome, Ru
             ran.not_run
         ));
     }
-    if plan.not_selected_level > 0 {
-        notes.push(format!(
-            "{} cases of other levels not selected (--level should|all selects them)",
-            plan.not_selected_level
-        ));
+    if let Some(note) = plan::level_note(&plan.not_selected_level) {
+        notes.push(note);
     }
     Ok(RunOutcome {
         header,
@@ -294,8 +291,9 @@ pub fn run(opts: &Options, reporter: &mut dyn Reporter) -> Result<RunOutcome, Ru
 pub fn write_outputs(opts: &Options, o: &mut RunOutcome) {
     if let Some(p) = &opts.write_skip_file {
         let text = skiplist::written(&o.records, &o.skips, opts.skip_by_rule);
-        if let Err(e) = crate::fsutil::write_atomic(p, text.as_bytes()) {
-            o.errors.push(format!("writing {}: {e}", p.display()));
+        match crate::fsutil::write_atomic(p, text.as_bytes()) {
+            Ok(()) => o.notes.push(skiplist::written_note(p, &text)),
+            Err(e) => o.errors.push(format!("writing {}: {e}", p.display())),
         }
     }
     if let Some(p) = &opts.junit {
