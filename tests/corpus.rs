@@ -135,6 +135,7 @@ const NOT_VECTOR_RULES: &[&str] = &[
     "D-ATTR-1",
     "D-KNOWN-1",
     "D-SHRINK-1",
+    "D-KEEP-1",
     "D-FAULT-1",
 ];
 

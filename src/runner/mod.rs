@@ -243,6 +243,7 @@ pub fn run(opts: &Options, reporter: &mut dyn Reporter) -> Result<RunOutcome, Ru
     let mut records = std::mem::take(&mut ran.records);
     let mut properties = None;
     let mut errors = Vec::new();
+    let mut phase_notes = Vec::new();
     if plan.properties && !ran.stopped_early {
         reporter.properties_start(opts.properties);
         let mut phase_error = None;
@@ -254,6 +255,7 @@ pub fn run(opts: &Options, reporter: &mut dyn Reporter) -> Result<RunOutcome, Ru
                 records.extend(phase.records);
                 properties = Some(phase.summary);
                 errors.extend(phase.errors);
+                phase_notes = phase.notes;
             }
             Err(e) => {
                 phase_error = Some(e.clone());
@@ -274,6 +276,7 @@ pub fn run(opts: &Options, reporter: &mut dyn Reporter) -> Result<RunOutcome, Ru
     if let Some(note) = plan::level_note(&plan.not_selected_level) {
         notes.push(note);
     }
+    notes.extend(phase_notes);
     Ok(RunOutcome {
         header,
         records,
