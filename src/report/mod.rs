@@ -389,6 +389,10 @@ pub struct Footer {
     /// What the run could not do (writing a counterexample, the JUnit file, the skip
     /// list): a run with errors has no verdict (exit 2).
     pub errors: Vec<String>,
+    /// The decisions explaining the failures ([`crate::decisions`], X-DECIDE-1), as
+    /// written: an array of `{"rule","title","cause","fixed_cases","generated_kinds",
+    /// "example","why"}`.
+    pub decisions: Value,
 }
 
 /// The incremental digest of a report's case lines ([`Footer::digest`]).
@@ -439,6 +443,7 @@ impl Footer {
             summary: summary.to_owned(),
             digest: digest.hex(),
             errors: errors.to_vec(),
+            decisions: crate::decisions::to_json(&crate::decisions::decide(records)),
         }
     }
 
@@ -463,6 +468,7 @@ impl Footer {
             ("status", Value::from_i64(i64::from(self.status))),
             ("summary", Value::from(self.summary.as_str())),
             ("digest", Value::from(self.digest.as_str())),
+            ("decisions", self.decisions.clone()),
             (
                 "errors",
                 Value::Array(
@@ -510,6 +516,10 @@ impl Footer {
                         .map_or_else(|| canonical::to_string(e), str::to_owned)
                 })
                 .collect(),
+            decisions: v
+                .get("decisions")
+                .cloned()
+                .unwrap_or(Value::Array(Vec::new())),
         }
     }
 }

@@ -63,6 +63,8 @@ pub struct Printer {
     /// Pretty: cases skipped because an operation or profile is not offered, counted
     /// by reason and printed as one line per reason when the corpus is done.
     not_offered: Vec<(String, u64)>,
+    /// `--by-rule`: print the failures-by-rule table too.
+    by_rule: bool,
 }
 
 impl Printer {
@@ -71,7 +73,14 @@ impl Printer {
             format,
             terse_col: 0,
             not_offered: Vec::new(),
+            by_rule: false,
         }
+    }
+
+    /// Print the failures-by-rule table before the decisions (`--by-rule`).
+    pub fn with_by_rule(mut self, by_rule: bool) -> Printer {
+        self.by_rule = by_rule;
+        self
     }
 
     fn out(&self, text: &str) {
@@ -147,7 +156,12 @@ impl Reporter for Printer {
         } else {
             let mut text = failures_text(&o.records);
             text.push_str(&groups_table(&o.header.implementation.name, &o.records));
-            text.push_str(&rules_table(&o.records));
+            if self.by_rule {
+                text.push_str(&rules_table(&o.records));
+            }
+            text.push_str(&crate::decisions::table(&crate::decisions::decide(
+                &o.records,
+            )));
             text.push('\n');
             self.out(&text);
             println!("{closing}");
