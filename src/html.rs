@@ -141,18 +141,18 @@ fn decisions(h: &mut String, results: &[ReportSummary]) {
     for r in results {
         let d = crate::decisions::decide(&r.cases);
         let failures: usize = d.iter().map(|d| d.fixed + d.kinds).sum();
-        let _ = write!(
+        let _ = writeln!(
             h,
-            "<h3>{}</h3>\n<p>{} decision(s) explain {failures} failure(s).</p>\n",
+            "<h3>{}</h3>\n<p>{} decision(s) explain {failures} failure(s).</p>",
             escape(&r.implementation),
             d.len()
         );
         if !d.is_empty() {
             h.push_str("<table class=\"decisions\"><tr><th>rule</th><th>cause</th><th>fixed cases</th><th>generated kinds</th><th>example</th></tr>\n");
             for x in &d {
-                let _ = write!(
+                let _ = writeln!(
                     h,
-                    "<tr><td><code>{}</code> {}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code><br><span class=\"n\">{}</span></td></tr>\n",
+                    "<tr><td><code>{}</code> {}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code><br><span class=\"n\">{}</span></td></tr>",
                     escape(&x.rule),
                     escape(&x.title),
                     escape(&x.cause),
@@ -174,15 +174,15 @@ fn decisions(h: &mut String, results: &[ReportSummary]) {
             })
             .collect();
         if !known.is_empty() {
-            let _ = write!(
+            let _ = writeln!(
                 h,
-                "<details><summary>{} known deviation(s) (skip list)</summary><table class=\"known\"><tr><th>case</th><th>reason</th></tr>\n",
+                "<details><summary>{} known deviation(s) (skip list)</summary><table class=\"known\"><tr><th>case</th><th>reason</th></tr>",
                 known.len()
             );
             for c in known {
-                let _ = write!(
+                let _ = writeln!(
                     h,
-                    "<tr><td><code>{}</code></td><td>{}</td></tr>\n",
+                    "<tr><td><code>{}</code></td><td>{}</td></tr>",
                     escape(&c.id),
                     escape(c.message.lines().next().unwrap_or(""))
                 );
