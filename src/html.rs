@@ -123,6 +123,7 @@ pub fn render(results: &[ReportSummary]) -> String {
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>journal-conformance results</title><style>{STYLE}</style></head><body>\n<h1>journal-conformance results</h1>\n"
     );
     h.push_str("<p class=\"legend\">Each cell: a verdict, then the counts. <span class=\"pass-l\" style=\"background:#d7f5d7\">✓ all pass</span><span style=\"background:#f8d0d0\">✗ failed</span><span style=\"background:#fde2b8\">✗ errored (adapter fault)</span><span style=\"background:#e6e6e6\">– all skipped</span></p>\n");
+    decisions(&mut h, results);
     overall(&mut h, results);
     by_group(&mut h, results);
     by_rule(&mut h, results);
@@ -130,6 +131,65 @@ pub fn render(results: &[ReportSummary]) -> String {
     failing_cases(&mut h, results);
     h.push_str("</body></html>\n");
     h
+}
+
+/// First on the page: each implementation's decisions (X-DECIDE-1), one row per thing
+/// to change, with rule titles; then the known deviations its skip list declared, with
+/// their reasons.
+fn decisions(h: &mut String, results: &[ReportSummary]) {
+    h.push_str("<h2 id=\"decisions\">Decisions</h2>\n");
+    for r in results {
+        let d = crate::decisions::decide(&r.cases);
+        let failures: usize = d.iter().map(|d| d.fixed + d.kinds).sum();
+        let _ = writeln!(
+            h,
+            "<h3>{}</h3>\n<p>{} decision(s) explain {failures} failure(s).</p>",
+            escape(&r.implementation),
+            d.len()
+        );
+        if !d.is_empty() {
+            h.push_str("<table class=\"decisions\"><tr><th>rule</th><th>cause</th><th>fixed cases</th><th>generated kinds</th><th>example</th></tr>\n");
+            for x in &d {
+                let _ = writeln!(
+                    h,
+                    "<tr><td><code>{}</code> {}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code><br><span class=\"n\">{}</span></td></tr>",
+                    escape(&x.rule),
+                    escape(&x.title),
+                    escape(&x.cause),
+                    x.fixed,
+                    x.kinds,
+                    escape(&x.example),
+                    escape(&x.why)
+                );
+            }
+            h.push_str("</table>\n");
+        }
+        let known: Vec<&CaseRecord> = r
+            .cases
+            .iter()
+            .filter(|c| {
+                c.outcome == crate::record::Outcome::Skipped
+                    && (c.message.starts_with("skip list")
+                        || c.message.starts_with("known disagreement"))
+            })
+            .collect();
+        if !known.is_empty() {
+            let _ = writeln!(
+                h,
+                "<details><summary>{} known deviation(s) (skip list)</summary><table class=\"known\"><tr><th>case</th><th>reason</th></tr>",
+                known.len()
+            );
+            for c in known {
+                let _ = writeln!(
+                    h,
+                    "<tr><td><code>{}</code></td><td>{}</td></tr>",
+                    escape(&c.id),
+                    escape(c.message.lines().next().unwrap_or(""))
+                );
+            }
+            h.push_str("</table></details>\n");
+        }
+    }
 }
 
 /// A header row: `first`, then one column per implementation.

@@ -39,6 +39,7 @@
 //! | [`vectors`] | the conformance vector format and the embedded corpus (V-*) |
 //! | [`record`] | each check's and case's record: outcomes, causes, counts |
 //! | [`partition`] | shards of one run (D-CASES-1) |
+//! | [`decisions`] | failures grouped into decisions: by rule and cause signature, a greedy set cover (X-DECIDE-1) |
 //! | [`explain`] | failures rendered: rule titles, causes, pointers, inputs, the by-rule table |
 //! | [`adapter`] | the adapter protocol: the trait, typed messages, supervision, persistent and one-shot adapters, the reference, `serve` (A-*) |
 //! | [`differential`] | the differential phase: trials, attribution, shrinking, counterexamples (D-*) |
@@ -63,6 +64,7 @@
 pub mod adapter;
 pub mod branch;
 pub mod canonical;
+pub mod decisions;
 pub mod differential;
 pub mod error;
 pub mod event;

@@ -245,6 +245,29 @@ impl CaseRecord {
         is_differential_id(&self.id)
     }
 
+    /// Why a skipped case was not asked at all, when it is because the implementation
+    /// does not offer its operations or profile: `"operation not offered: canonical"`
+    /// (the distinct reasons of its checks, joined by `; `). `None` for every other case
+    /// (one skipped by the skip list, answered `unsupported`, or checked).
+    pub fn not_offered(&self) -> Option<String> {
+        if self.outcome != Outcome::Skipped || self.checks.is_empty() {
+            return None;
+        }
+        let mut why: Vec<&str> = Vec::new();
+        for c in &self.checks {
+            let offered = c.outcome != Outcome::Skipped
+                || !(c.message.starts_with("operation not offered: ")
+                    || c.message.starts_with("profile not offered: "));
+            if offered {
+                return None;
+            }
+            if !why.contains(&c.message.as_str()) {
+                why.push(&c.message);
+            }
+        }
+        Some(why.join("; "))
+    }
+
     /// Did any check of this case run (answer compared, or an adapter fault)?
     pub fn checked(&self) -> bool {
         self.checks.iter().any(|c| c.outcome != Outcome::Skipped)

@@ -125,6 +125,8 @@ const NOT_VECTOR_RULES: &[&str] = &[
     "V-SKIP-1",
     "X-SELECT-1",
     "X-VERDICT-1",
+    // Decisions: src/decisions.rs's tests and tests/decisions.rs.
+    "X-DECIDE-1",
     // Reports as evidence and their merge: tests/evidence.rs.
     "X-EVIDENCE-1",
     "X-MERGE-1",
@@ -137,6 +139,7 @@ const NOT_VECTOR_RULES: &[&str] = &[
     "D-ATTR-1",
     "D-KNOWN-1",
     "D-SHRINK-1",
+    "D-KEEP-1",
     "D-FAULT-1",
 ];
 

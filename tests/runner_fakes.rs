@@ -616,7 +616,13 @@ fn a_disagreement_under_a_covering_skip_list_is_counted_everywhere() {
         .collect();
     let n = failed.len();
     assert!(n >= 1, "{out}");
-    assert!(out.contains(&format!(" {n} failed, 0 errored")), "{out}");
+    // The fixed cases and the kinds are counted apart (the first count is the opening
+    // line's); the footer counts both.
+    assert!(out.contains(" 0 failed, 0 errored"), "{out}");
+    assert!(
+        out.contains(&format!(" disagreed, in {n} kind(s) ({n} failed, 0 known)")),
+        "{out}"
+    );
     let footer = lines.last().unwrap();
     assert_eq!(footer.get("failed").unwrap().as_i64(), Some(n as i64));
     assert_eq!(footer.get("status").unwrap().as_i64(), Some(1));
@@ -1377,4 +1383,73 @@ fn a_written_skip_list_passes_the_next_run_and_a_new_fault_still_fails() {
         "properties/ entries hid fixed vectors:\n{out}"
     );
     assert!(!out.contains(" 0 failed"), "{out}");
+}
+
+/// Issue 22 item 4 (SPEC.md D-KEEP-1): every `see it:` hint a run prints works as
+/// printed, `properties/...` kinds included (they are kept without
+/// `--counterexamples`), and an id no run kept says where it looked and which flag
+/// finds it.
+#[test]
+fn every_printed_hint_works_as_printed() {
+    let d = scratch("kept");
+    let kept = d.join("kept");
+    let env = journal_conformance::differential::counterexamples::KEPT_ENV;
+    let o = Command::new(BIN)
+        .args(["test", "--properties", "400", "--seed", "7", "--adapter"])
+        .arg(fake("wrong-code", "kept"))
+        .args(["journal/forward-parent", "properties"])
+        .env(env, &kept)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    let hints: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("see it: journal-conformance "))
+        .map(|l| l.split(" (").next().unwrap())
+        .collect();
+    assert!(
+        hints.iter().any(|h| h.starts_with("show properties/")),
+        "no differential kind was printed: {out}"
+    );
+    assert!(hints.contains(&"show journal/forward-parent"), "{out}");
+    assert!(
+        out.contains(&format!("is kept in {}", kept.display())),
+        "the closing notes name where the kinds are: {out}"
+    );
+    for h in &hints {
+        let args: Vec<&str> = h.split(' ').collect();
+        let shown = Command::new(BIN)
+            .args(&args)
+            .env(env, &kept)
+            .output()
+            .unwrap();
+        assert_eq!(
+            shown.status.code(),
+            Some(0),
+            "{h}: {}",
+            String::from_utf8_lossy(&shown.stderr)
+        );
+        let text = String::from_utf8_lossy(&shown.stdout);
+        assert!(text.starts_with(args[1]), "{h}: {text}");
+        // Its exact input too.
+        let input = Command::new(BIN)
+            .args(&args)
+            .arg("--input")
+            .env(env, &kept)
+            .output()
+            .unwrap();
+        assert_eq!(input.status.code(), Some(0), "{h} --input");
+    }
+    let o = Command::new(BIN)
+        .args(["show", "properties/replay/00000000"])
+        .env(env, &kept)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&kept.display().to_string()) && err.contains("--counterexamples DIR"),
+        "{err}"
+    );
 }

@@ -1,9 +1,11 @@
 //! A kind's counterexample as a portable vector (SPEC.md 13.6): its id
 //! `properties/<op>/<8 hex>`, its description, and the vector files
-//! `<dir>/properties/<op>.json` that `--counterexamples DIR` writes.
+//! `<dir>/properties/<op>.json` that `--counterexamples DIR` writes, and the kinds every
+//! run keeps ([`kept_dir`], [`keep_kinds`], [`find_kept`]) so that every id a run prints
+//! can be shown (`journal-conformance show properties/<op>/<8 hex>`).
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::attribute::is_known;
 use super::{DiffOptions, Found, Kind};
@@ -140,4 +142,74 @@ pub fn write_kinds(dir: &Path, kinds: &mut [Kind]) -> Result<(), String> {
             .map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(())
+}
+
+/// The environment variable naming the directory every run keeps its kinds in.
+pub const KEPT_ENV: &str = "JOURNAL_CONFORMANCE_COUNTEREXAMPLES";
+
+/// Where every run keeps the counterexample of each kind it reports (SPEC.md 13.6,
+/// D-KEEP-1): `$JOURNAL_CONFORMANCE_COUNTEREXAMPLES`, else
+/// `<temp dir>/journal-conformance-counterexamples`.
+pub fn kept_dir() -> PathBuf {
+    match std::env::var_os(KEPT_ENV) {
+        Some(d) if !d.is_empty() => PathBuf::from(d),
+        _ => std::env::temp_dir().join("journal-conformance-counterexamples"),
+    }
+}
+
+/// The file a kind is kept in: `<dir>/properties/<op>/<name>.json`, a vector file of
+/// that one case. One file per kind, written atomically: a kind's id is a hash of its
+/// operation and shrunk input, so runs at the same time write the same bytes to the same
+/// file and never lose each other's kinds.
+fn kept_file(dir: &Path, op: &str, name: &str) -> Option<PathBuf> {
+    let safe = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    };
+    (safe(op) && safe(name)).then(|| dir.join("properties").join(op).join(format!("{name}.json")))
+}
+
+/// Keep every kind's counterexample in `dir` ([`kept_dir`]).
+pub fn keep_kinds(dir: &Path, kinds: &[Kind]) -> Result<(), String> {
+    for k in kinds {
+        let Some(path) = kept_file(dir, &k.op, &k.counterexample.name) else {
+            continue;
+        };
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        }
+        let mut text = crate::canonical::to_string(&vectors::to_file_json(std::slice::from_ref(
+            &k.counterexample,
+        )));
+        text.push('\n');
+        crate::fsutil::write_atomic(&path, text.as_bytes())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// The kept counterexample of `id` (`properties/<op>/<name>`) in `dir`, if a run kept it.
+pub fn find_kept(dir: &Path, id: &str) -> Result<Option<Case>, String> {
+    let Some((op, name)) = id
+        .strip_prefix("properties/")
+        .and_then(|rest| rest.split_once('/'))
+    else {
+        return Ok(None);
+    };
+    let Some(path) = kept_file(dir, op, name) else {
+        return Ok(None);
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("{}: {e}", path.display())),
+    };
+    let cases = vectors::parse_file(&text, &format!("properties/{op}"), &|f: &str| {
+        Err(format!(
+            "{f}: counterexample files hold their inputs inline"
+        ))
+    })
+    .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(cases.into_iter().find(|c| c.id == id))
 }

@@ -73,6 +73,9 @@ pub struct DiffReport {
     pub kinds: Vec<Kind>,
     /// What the phase could not do (writing counterexamples): the run is incomplete.
     pub errors: Vec<String>,
+    /// Where the kinds were kept ([`counterexamples::kept_dir`]), or why they could not
+    /// be (not an error: `--counterexamples DIR` is the way to make keeping them a must).
+    pub kept: Option<Result<PathBuf, String>>,
 }
 
 /// One distinct kind of disagreement (same operation, cause, rule and pointer or
@@ -159,6 +162,16 @@ pub fn run(imp: &mut dyn Implementation, opts: &DiffOptions) -> Result<DiffRepor
                 dir.display()
             ));
         }
+    }
+    if !kinds.is_empty() {
+        let dir = counterexamples::kept_dir();
+        report.kept = Some(match counterexamples::keep_kinds(&dir, &kinds) {
+            Ok(()) => Ok(dir),
+            Err(e) => Err(format!(
+                "keeping the counterexamples in {}: {e}",
+                dir.display()
+            )),
+        });
     }
     report.kinds = kinds;
     Ok(report)

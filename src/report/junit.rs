@@ -100,8 +100,8 @@ pub fn write_junit(
         s.set_system_out(x(&match &p.skipped {
             Some(why) => format!("properties skipped: {why}"),
             None => format!(
-                "{} generated cases compared with the reference; {} disagreement(s)",
-                p.compared, p.disagreeing
+                "{} generated cases compared with the reference; {} of them disagreed, in {} kind(s) ({} known)",
+                p.compared, p.disagreeing, p.kinds, p.known
             ),
         }));
         report.add_test_suite(s);

@@ -103,10 +103,13 @@ pub fn status(counts: Counts, properties: Option<&PropertiesSummary>) -> Status 
 
 /// Why skipped cases were skipped, aggregated: `"563 operations not offered: replay,
 /// tree_apply; 39 skip list"`.
-pub fn skip_reasons(records: &[CaseRecord]) -> String {
+pub fn skip_reasons<'a>(records: impl IntoIterator<Item = &'a CaseRecord>) -> String {
     let mut ops: Vec<String> = Vec::new();
     let mut by: BTreeMap<&str, u64> = BTreeMap::new();
-    for r in records.iter().filter(|r| r.outcome == Outcome::Skipped) {
+    for r in records
+        .into_iter()
+        .filter(|r| r.outcome == Outcome::Skipped)
+    {
         let kind = if r.message.starts_with("skip list") {
             "skip list"
         } else if r.message.starts_with("implementation-defined") {
@@ -153,6 +156,13 @@ pub fn skip_reasons(records: &[CaseRecord]) -> String {
 /// The closing line: the verdict and honest coverage.
 /// With `errors` the run has no verdict: the word is INCOMPLETE and the line says how
 /// many things could not be done.
+///
+/// The fixed cases and the differential phase are counted apart, so that the first
+/// number is the opening line's "N cases selected": `checked C of N cases selected: P
+/// passed, F failed, E errored; S skipped (...)`, then the phase's generated cases
+/// (how many were compared, how many of them disagreed: occurrences) and the kinds those
+/// disagreements were grouped into (each a case `properties/<op>/<hash>`: failed, or
+/// known from the skip list).
 pub fn closing_line(
     implementation: &str,
     records: &[CaseRecord],
@@ -160,15 +170,18 @@ pub fn closing_line(
     elapsed: Duration,
     errors: &[String],
 ) -> String {
-    let c = Counts::of(records);
+    let all = Counts::of(records);
     let word = if errors.is_empty() {
-        status(c, properties).word
+        status(all, properties).word
     } else {
         "INCOMPLETE"
     };
+    let (generated, fixed): (Vec<&CaseRecord>, Vec<&CaseRecord>) =
+        records.iter().partition(|r| r.is_differential());
+    let c = Counts::of(fixed.iter().copied());
     let checked = c.passed + c.failed + c.errored;
     let mut s = format!(
-        "conformance {word} for {implementation}: checked {checked} of {} cases: {} passed, {} failed, {} errored",
+        "conformance {word} for {implementation}: checked {checked} of {} cases selected: {} passed, {} failed, {} errored",
         c.total(),
         c.passed,
         c.failed,
@@ -178,17 +191,43 @@ pub fn closing_line(
         s.push_str(&format!(
             "; {} skipped ({})",
             c.skipped,
-            skip_reasons(records)
+            skip_reasons(fixed.iter().copied())
         ));
     }
-    if let Some(p) = properties {
-        match &p.skipped {
+    let kinds = generated
+        .iter()
+        .filter(|r| r.differential_op().is_some())
+        .count();
+    let faults = generated.len() - kinds;
+    let kind_counts = Counts::of(
+        generated
+            .iter()
+            .copied()
+            .filter(|r| r.differential_op().is_some()),
+    );
+    match properties {
+        Some(p) => match &p.skipped {
             Some(why) => s.push_str(&format!("; properties skipped: {why}")),
             None => s.push_str(&format!(
-                "; properties: {} generated cases compared, {} disagreement(s)",
-                p.compared, p.disagreeing
+                "; properties: {} generated cases compared, {} of them disagreed, in {kinds} kind(s) ({} failed, {} known)",
+                p.compared,
+                p.disagreeing,
+                kind_counts.failed + kind_counts.errored,
+                kind_counts.skipped
             )),
-        }
+        },
+        // Records without a phase summary (a merged or older report).
+        None if kinds > 0 => s.push_str(&format!(
+            "; properties: {kinds} kind(s) ({} failed, {} known)",
+            kind_counts.failed + kind_counts.errored,
+            kind_counts.skipped
+        )),
+        None => {}
+    }
+    if faults > 0 {
+        s.push_str(&format!(
+            "; {faults} case of adapter faults in the properties phase"
+        ));
     }
     if !errors.is_empty() {
         s.push_str(&format!(
@@ -350,6 +389,10 @@ pub struct Footer {
     /// What the run could not do (writing a counterexample, the JUnit file, the skip
     /// list): a run with errors has no verdict (exit 2).
     pub errors: Vec<String>,
+    /// The decisions explaining the failures ([`crate::decisions`], X-DECIDE-1), as
+    /// written: an array of `{"rule","title","cause","fixed_cases","generated_kinds",
+    /// "example","why"}`.
+    pub decisions: Value,
 }
 
 /// The incremental digest of a report's case lines ([`Footer::digest`]).
@@ -400,6 +443,7 @@ impl Footer {
             summary: summary.to_owned(),
             digest: digest.hex(),
             errors: errors.to_vec(),
+            decisions: crate::decisions::to_json(&crate::decisions::decide(records)),
         }
     }
 
@@ -424,6 +468,7 @@ impl Footer {
             ("status", Value::from_i64(i64::from(self.status))),
             ("summary", Value::from(self.summary.as_str())),
             ("digest", Value::from(self.digest.as_str())),
+            ("decisions", self.decisions.clone()),
             (
                 "errors",
                 Value::Array(
@@ -471,6 +516,10 @@ impl Footer {
                         .map_or_else(|| canonical::to_string(e), str::to_owned)
                 })
                 .collect(),
+            decisions: v
+                .get("decisions")
+                .cloned()
+                .unwrap_or(Value::Array(Vec::new())),
         }
     }
 }

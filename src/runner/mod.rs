@@ -243,6 +243,7 @@ pub fn run(opts: &Options, reporter: &mut dyn Reporter) -> Result<RunOutcome, Ru
     let mut records = std::mem::take(&mut ran.records);
     let mut properties = None;
     let mut errors = Vec::new();
+    let mut phase_notes = Vec::new();
     if plan.properties && !ran.stopped_early {
         reporter.properties_start(opts.properties);
         let mut phase_error = None;
@@ -254,6 +255,7 @@ pub fn run(opts: &Options, reporter: &mut dyn Reporter) -> Result<RunOutcome, Ru
                 records.extend(phase.records);
                 properties = Some(phase.summary);
                 errors.extend(phase.errors);
+                phase_notes = phase.notes;
             }
             Err(e) => {
                 phase_error = Some(e.clone());
@@ -271,12 +273,10 @@ pub fn run(opts: &Options, reporter: &mut dyn Reporter) -> Result<RunOutcome, Ru
             ran.not_run
         ));
     }
-    if plan.not_selected_level > 0 {
-        notes.push(format!(
-            "{} cases of other levels not selected (--level should|all selects them)",
-            plan.not_selected_level
-        ));
+    if let Some(note) = plan::level_note(&plan.not_selected_level) {
+        notes.push(note);
     }
+    notes.extend(phase_notes);
     Ok(RunOutcome {
         header,
         records,
@@ -294,8 +294,9 @@ pub fn run(opts: &Options, reporter: &mut dyn Reporter) -> Result<RunOutcome, Ru
 pub fn write_outputs(opts: &Options, o: &mut RunOutcome) {
     if let Some(p) = &opts.write_skip_file {
         let text = skiplist::written(&o.records, &o.skips, opts.skip_by_rule);
-        if let Err(e) = crate::fsutil::write_atomic(p, text.as_bytes()) {
-            o.errors.push(format!("writing {}: {e}", p.display()));
+        match crate::fsutil::write_atomic(p, text.as_bytes()) {
+            Ok(()) => o.notes.push(skiplist::written_note(p, &text)),
+            Err(e) => o.errors.push(format!("writing {}: {e}", p.display())),
         }
     }
     if let Some(p) = &opts.junit {

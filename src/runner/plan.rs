@@ -69,8 +69,8 @@ pub struct Plan {
     /// The selected cases of this shard, in id order.
     pub cases: Vec<Case>,
     pub skips: SkipList,
-    /// Cases the FILTERs selected but the level did not.
-    pub not_selected_level: usize,
+    /// Cases the FILTERs selected but the level did not, by level (ascending).
+    pub not_selected_level: Vec<(Level, usize)>,
     /// Whether the properties phase runs.
     pub properties: bool,
     /// `sha256:` of the loaded corpus, and its number of cases (the report's header).
@@ -109,8 +109,8 @@ pub fn plan(opts: &Options) -> Result<Plan, RunError> {
     if before == 0 && !properties {
         return Err(RunError::usage(format!(
             "no case matches the selection (FILTERs, --exact, --skip, --rule, --tag, --level{}); `test --list` shows the cases",
-            if not_selected_level > 0 {
-                format!(": {not_selected_level} cases of other levels")
+            if let Some(note) = level_note(&not_selected_level) {
+                format!(": {note}")
             } else {
                 String::new()
             }
@@ -128,15 +128,25 @@ pub fn plan(opts: &Options) -> Result<Plan, RunError> {
 
 /// Filters, rules, tags, level; then the partition over what is left. Returns the
 /// cases, how many the level left out, and how many there were before the partition.
-fn select(corpus: Vec<Case>, selection: &Selection, opts: &Options) -> (Vec<Case>, usize, usize) {
+fn select(
+    corpus: Vec<Case>,
+    selection: &Selection,
+    opts: &Options,
+) -> (Vec<Case>, Vec<(Level, usize)>, usize) {
     let mut chosen: Vec<Case> = corpus
         .into_iter()
         .filter(|c| selection.admits_id(c))
         .collect();
     chosen.sort_by(|a, b| a.id.cmp(&b.id));
-    let by_level = chosen.len();
-    chosen.retain(|c| selection.level.admits(c.level));
-    let not_selected_level = by_level - chosen.len();
+    let mut left_out: std::collections::BTreeMap<Level, usize> = Default::default();
+    chosen.retain(|c| {
+        let admitted = selection.level.admits(c.level);
+        if !admitted {
+            *left_out.entry(c.level).or_default() += 1;
+        }
+        admitted
+    });
+    let not_selected_level: Vec<(Level, usize)> = left_out.into_iter().collect();
     let before = chosen.len();
     if let Some(p) = opts.partition {
         chosen = chosen
@@ -147,4 +157,49 @@ fn select(corpus: Vec<Case>, selection: &Selection, opts: &Options) -> (Vec<Case
             .collect();
     }
     (chosen, not_selected_level, before)
+}
+
+/// The note on cases the level left out (`left_out` by level, ascending), naming the
+/// `--level` that selects them: `"2 implementation-defined cases not selected (--level
+/// all selects them)"`; `None` when none was left out.
+pub fn level_note(left_out: &[(Level, usize)]) -> Option<String> {
+    let left: Vec<&(Level, usize)> = left_out.iter().filter(|(_, n)| *n > 0).collect();
+    let highest = left.iter().map(|(l, _)| *l).max()?;
+    let counts = left
+        .iter()
+        .map(|(l, n)| format!("{n} {} case{}", l.as_str(), if *n == 1 { "" } else { "s" }))
+        .collect::<Vec<_>>()
+        .join(" and ");
+    let hint = match (highest, left.len()) {
+        (Level::ImplementationDefined, 1) => "--level all selects them",
+        (Level::ImplementationDefined, _) => {
+            "--level should selects the should cases, --level all every case"
+        }
+        _ => "--level should selects them",
+    };
+    Some(format!("{counts} not selected ({hint})"))
+}
+
+#[cfg(test)]
+mod level_tests {
+    use super::*;
+
+    /// The note names the level that selects what was left out (issue 22 item 6: it
+    /// said `--level should|all` under `--level should` too).
+    #[test]
+    fn the_level_note_names_the_level_that_selects_the_rest() {
+        assert_eq!(level_note(&[]), None);
+        assert_eq!(
+            level_note(&[(Level::ImplementationDefined, 2)]).unwrap(),
+            "2 implementation-defined cases not selected (--level all selects them)"
+        );
+        assert_eq!(
+            level_note(&[(Level::Should, 1)]).unwrap(),
+            "1 should case not selected (--level should selects them)"
+        );
+        assert_eq!(
+            level_note(&[(Level::Should, 3), (Level::ImplementationDefined, 1)]).unwrap(),
+            "3 should cases and 1 implementation-defined case not selected (--level should selects the should cases, --level all every case)"
+        );
+    }
 }

@@ -42,6 +42,7 @@ pub fn run_phase(
             records: Vec::new(),
             summary,
             errors: Vec::new(),
+            notes: Vec::new(),
         });
     }
     let out = crate::differential::run(
@@ -57,11 +58,21 @@ pub fn run_phase(
         },
     )?;
     let errors = out.errors.clone();
+    let kept = out.kept.clone();
     let (records, summary) = convert(imp, out, skips);
+    let notes = match kept {
+        Some(Ok(dir)) => vec![format!(
+            "the counterexample of each properties/... kind is kept in {} (`journal-conformance show ID` shows it)",
+            dir.display()
+        )],
+        Some(Err(e)) => vec![format!("note: {e}; pass --counterexamples DIR to keep them")],
+        None => Vec::new(),
+    };
     Ok(Phase {
         records,
         summary,
         errors,
+        notes,
     })
 }
 
@@ -72,6 +83,8 @@ pub struct Phase {
     pub summary: PropertiesSummary,
     /// What it could not do (writing counterexamples).
     pub errors: Vec<String>,
+    /// Lines for after the closing line: where the kinds are kept.
+    pub notes: Vec<String>,
 }
 
 /// Turn the differential phase's report into case records and the phase's summary.
@@ -127,7 +140,9 @@ pub fn convert(
                 "; written as a vector: {} (run it with --corpus)",
                 p.display()
             )),
-            None => detail.push_str("; pass --counterexamples DIR to keep it as a vector file"),
+            None => detail.push_str(
+                "; kept for `journal-conformance show` (--counterexamples DIR writes it as a vector file)",
+            ),
         }
         rec.message = detail;
         if k.known {

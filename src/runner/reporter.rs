@@ -1,7 +1,8 @@
 //! What a run shows as it goes: the [`Reporter`] the runner calls into (bowtie's reporter
 //! is the model), and the kit's three printers, chosen by `--format`:
 //!
-//! - pretty: one line per case, then the failures explained, a table by group, the
+//! - pretty: one line per case (a case whose operation or profile the implementation
+//!   does not offer is not listed: one line per such reason gives the count), then the failures explained, a table by group, the
 //!   failures-by-rule table and the closing line;
 //! - terse: one character per case (`.` passed, `F` failed, `E` errored, `s` skipped),
 //!   then the same closing text;
@@ -59,6 +60,11 @@ pub enum Format {
 pub struct Printer {
     format: Format,
     terse_col: usize,
+    /// Pretty: cases skipped because an operation or profile is not offered, counted
+    /// by reason and printed as one line per reason when the corpus is done.
+    not_offered: Vec<(String, u64)>,
+    /// `--by-rule`: print the failures-by-rule table too.
+    by_rule: bool,
 }
 
 impl Printer {
@@ -66,7 +72,15 @@ impl Printer {
         Printer {
             format,
             terse_col: 0,
+            not_offered: Vec::new(),
+            by_rule: false,
         }
+    }
+
+    /// Print the failures-by-rule table before the decisions (`--by-rule`).
+    pub fn with_by_rule(mut self, by_rule: bool) -> Printer {
+        self.by_rule = by_rule;
+        self
     }
 
     fn out(&self, text: &str) {
@@ -96,6 +110,13 @@ impl Reporter for Printer {
     fn case(&mut self, r: &CaseRecord) {
         match self.format {
             Format::Pretty => {
+                if let Some(why) = r.not_offered() {
+                    match self.not_offered.iter_mut().find(|(w, _)| *w == why) {
+                        Some((_, n)) => *n += 1,
+                        None => self.not_offered.push((why, 1)),
+                    }
+                    return;
+                }
                 let (word, _) = mark(r.outcome);
                 let why = if r.outcome == Outcome::Skipped {
                     format!(" ({})", r.message.lines().next().unwrap_or(""))
@@ -119,6 +140,9 @@ impl Reporter for Printer {
     }
 
     fn corpus_done(&mut self) {
+        for (why, n) in std::mem::take(&mut self.not_offered) {
+            self.out(&format!("skipped {n} cases ({why})\n"));
+        }
         if self.format == Format::Terse && !self.terse_col.is_multiple_of(88) {
             self.out("\n");
         }
@@ -132,7 +156,12 @@ impl Reporter for Printer {
         } else {
             let mut text = failures_text(&o.records);
             text.push_str(&groups_table(&o.header.implementation.name, &o.records));
-            text.push_str(&rules_table(&o.records));
+            if self.by_rule {
+                text.push_str(&rules_table(&o.records));
+            }
+            text.push_str(&crate::decisions::table(&crate::decisions::decide(
+                &o.records,
+            )));
             text.push('\n');
             self.out(&text);
             println!("{closing}");

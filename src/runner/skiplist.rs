@@ -334,9 +334,107 @@ pub fn written(records: &[CaseRecord], old: &SkipList, by_rule: bool) -> String 
     s
 }
 
+/// What `--write-skip-file` says it wrote: the path and its entries by kind, e.g.
+/// `wrote 3 skip-list entries to known.txt (2 case ids, 1 properties/OP/RULE-ID)`.
+pub fn written_note(path: &Path, text: &str) -> String {
+    let (mut cases, mut rules, mut props) = (0, 0, 0);
+    for line in text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+    {
+        match split_entry(line) {
+            Ok((id, _)) if is_rule_id(&id) => rules += 1,
+            Ok((id, _)) if properties_entry(&id).is_some() => props += 1,
+            _ => cases += 1,
+        }
+    }
+    let mut parts = Vec::new();
+    for (n, what) in [
+        (cases, "case id(s)"),
+        (rules, "rule id(s)"),
+        (props, "properties/OP/RULE-ID"),
+    ] {
+        if n > 0 {
+            parts.push(format!("{n} {what}"));
+        }
+    }
+    let total = cases + rules + props;
+    format!(
+        "wrote {total} skip-list entr{} to {}{}",
+        if total == 1 { "y" } else { "ies" },
+        path.display(),
+        if parts.is_empty() {
+            " (nothing failed)".to_owned()
+        } else {
+            format!(" ({})", parts.join(", "))
+        }
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The whole file `written` gives reads back: one entry per line, reasons without a
+    /// raw invisible character (U+0085 made an entry look like `"branch_id":""`), and
+    /// the note counts what is there.
+    #[test]
+    fn a_written_list_reads_back_entry_for_entry() {
+        let rec = |id: &str, msg: &str| CaseRecord {
+            id: id.into(),
+            group: id.rsplit_once('/').map_or("", |(g, _)| g).into(),
+            level: Level::Must,
+            outcome: Outcome::Failed,
+            message: msg.into(),
+            cause: Some(Cause::WrongResult),
+            rules: vec!["B-ID-1".into()],
+            tags: vec![],
+            description: String::new(),
+            input: None,
+            checks: vec![],
+            duration: std::time::Duration::ZERO,
+            stderr: String::new(),
+            extra: vec![],
+        };
+        let nasty = "{\"branch_id\":\"\u{85}\"} got\u{2028}\u{200b}\u{feff}\t\r\u{0}x\nsecond line";
+        let records = [
+            rec("branch/blank-id-nel", nasty),
+            rec("a b/c\u{85}", "plain"),
+        ];
+        let text = written(&records, &SkipList::default(), false);
+        for line in text.lines() {
+            assert!(
+                line.chars()
+                    .all(|c| c == ' ' || crate::preview::shown_as_is(c)),
+                "a raw invisible character in {line:?}"
+            );
+        }
+        let dir = std::env::temp_dir().join(format!("jc-written-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("w.txt");
+        std::fs::write(&f, &text).unwrap();
+        let back = SkipList::read(&f).unwrap();
+        let ids: Vec<&str> = back.cases.keys().map(String::as_str).collect();
+        assert_eq!(ids, ["a b/c\u{85}", "branch/blank-id-nel"]);
+        let why = &back.cases["branch/blank-id-nel"];
+        assert!(
+            why.contains("\\u{85}") && why.contains(" | second line"),
+            "{why}"
+        );
+        assert_eq!(
+            written(&records, &back, false),
+            text,
+            "written again from what it read, the list is the same"
+        );
+        assert_eq!(
+            written_note(&f, &text),
+            format!(
+                "wrote 2 skip-list entries to {} (2 case id(s))",
+                f.display()
+            )
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     /// Every id (they come from directory names) reads back from the line the writer
     /// gives it, and a reason never spans lines or hides a character.

@@ -5,15 +5,22 @@
 //! titles, tags, level, profile, escaped input ([`journal_conformance::explain::escape`]) and checks;
 //! `--input` writes its exact input bytes (to pipe into one's own implementation) and
 //! `--json` its vector ([`journal_conformance::vectors::to_file_json`]). An unknown id is a usage
-//! error (exit 2) that suggests close ids.
+//! error (exit 2) that suggests close ids. A `properties/<op>/<hash>` id not in the
+//! corpus is looked up among the counterexamples runs keep (SPEC.md 13.6, D-KEEP-1).
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use crate::io::{EXIT_OK, EXIT_USAGE};
+use journal_conformance::differential::counterexamples;
 use journal_conformance::preview::{self, Preview};
 use journal_conformance::vectors::Case;
 use journal_conformance::{canonical, runner};
+
+/// A `properties/...` id that is not in the corpus: the counterexample a run kept.
+fn find_kept(id: &str) -> Result<Option<Case>, String> {
+    counterexamples::find_kept(&counterexamples::kept_dir(), id)
+}
 
 /// How many input bytes the human view shows escaped (`--input` has them all).
 pub const SHOW_BYTES: usize = 64 * 1024;
@@ -41,7 +48,36 @@ pub fn run(args: ShowArgs) -> i32 {
             return EXIT_USAGE;
         }
     };
-    let Some(case) = cases.iter().find(|c| c.id == args.case) else {
+    let kept = match cases.iter().any(|c| c.id == args.case) {
+        false if journal_conformance::record::is_differential_id(&args.case) => {
+            match find_kept(&args.case) {
+                Ok(Some(c)) => Some(c),
+                Ok(None) => {
+                    let dir = counterexamples::kept_dir();
+                    eprintln!(
+                        "error: no case {:?} in the corpus, and no run kept a counterexample of that id in {}",
+                        args.case,
+                        dir.display()
+                    );
+                    eprintln!(
+                        "(every `test` run keeps the kinds it prints there, or in ${}; a run with --counterexamples DIR also writes them to DIR: `journal-conformance show --corpus DIR {}`)",
+                        counterexamples::KEPT_ENV,
+                        args.case
+                    );
+                    return EXIT_USAGE;
+                }
+                Err(e) => {
+                    eprintln!("error: reading the kept counterexample: {e}");
+                    return EXIT_USAGE;
+                }
+            }
+        }
+        _ => None,
+    };
+    let Some(case) = kept
+        .as_ref()
+        .or_else(|| cases.iter().find(|c| c.id == args.case))
+    else {
         let near = close_ids(&args.case, &cases);
         eprintln!("error: no case {:?} in the corpus", args.case);
         if !near.is_empty() {

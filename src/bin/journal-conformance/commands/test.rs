@@ -58,7 +58,10 @@ EXIT STATUS (one verdict: closing line, footer, JUnit and summary count the same
      start or complete its handshake, an I/O error, or SIGINT/SIGTERM
 
 REPORTS
-  --format pretty  one line per case, the failures, a table by group, the closing line
+  --format pretty  one line per case, the failures, a table by group, the decisions
+                   (each one thing to change: a rule and a cause signature, the cases
+                   and generated kinds it explains, an example), the closing line;
+                   --by-rule adds the failures-by-rule table
   --format terse   one character per case (. F E s), the failures, table, closing line
   --format json    JSON lines only on stdout: the report's header, one line per case and
                    its footer (human text goes to stderr)
@@ -119,8 +122,9 @@ pub struct TestArgs {
     /// Write the failures of this run as a skip list that makes the next run pass.
     #[arg(long, value_name = "F")]
     pub write_skip_file: Option<PathBuf>,
-    /// With --write-skip-file: write the failing cases' rule ids instead of case ids.
-    #[arg(long, requires = "write_skip_file")]
+    /// Print the failures-by-rule table too; with --write-skip-file, write the failing
+    /// cases' rule ids instead of case ids.
+    #[arg(long)]
     pub by_rule: bool,
     /// Stop at the first failed or errored case.
     #[arg(long)]
@@ -157,7 +161,7 @@ pub fn run(t: TestArgs) -> i32 {
         return 2;
     }
     let default_properties = if t.adapter.is_some() { 256 } else { 0 };
-    let (list, format) = (t.list, t.format);
+    let (list, format, by_rule) = (t.list, t.format, t.by_rule);
     let opts = Options {
         adapter: t.adapter,
         one_shot: t.one_shot,
@@ -196,7 +200,7 @@ pub fn run(t: TestArgs) -> i32 {
             Err(e) => fail(&e),
         };
     }
-    let mut reporter = Progress::new(Printer::new(format));
+    let mut reporter = Progress::new(Printer::new(format).with_by_rule(by_rule));
     let mut outcome = match journal_conformance::runner::run(&opts, &mut reporter) {
         Ok(o) => o,
         Err(e) => return fail(&e),
