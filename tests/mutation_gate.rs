@@ -34,20 +34,7 @@ fn run(args: &[&str]) -> Output {
         .expect("run the kit")
 }
 
-/// The two corpus runs' skip list: see the file for why each line is there.
-const SKIP: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/conformance/mutants/gate-skip.txt"
-);
-
 fn assert_test_run(args: &[&str]) {
-    let mut args = args.to_vec();
-    // In a campaign tree (scripts/mutants-tree.sh) the binary is built without the
-    // dev-dependencies, so nothing is skipped there.
-    if std::env::var_os("JC_MUTATION_TREE").is_none() {
-        args.extend(["--skip-file", SKIP]);
-    }
-    let args = &args[..];
     let out = run(args);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
