@@ -104,7 +104,9 @@ fn run(tag: &str, mode: &str, ids: &[&str], extra: &[&str]) -> Run {
             .arg(format!("python3 {} {mode} {BIN}", script.display()));
     }
     let out = cmd
-        .args(["--properties", "0", "--skip", "golden/"])
+        // The failures-by-rule table these tests read is printed with --by-rule (the
+        // decisions lead the summary by default, X-DECIDE-1).
+        .args(["--properties", "0", "--skip", "golden/", "--by-rule"])
         .args(extra)
         .output()
         .unwrap();
