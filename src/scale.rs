@@ -356,13 +356,14 @@ pub struct Plan {
 }
 
 /// Measure every shape of an operation `imp` offers, at n, 4n and 16n, against `reference`.
-/// `progress` gets each row as it is done.
+/// `progress` gets each row as it is done, and returns whether to go on (false: the
+/// reader went away, say a closed pipe).
 pub fn measure(
     imp: &mut dyn Implementation,
     reference: &mut dyn Implementation,
     plan: &Plan,
     only: Option<&[OpKind]>,
-    mut progress: impl FnMut(&Row),
+    mut progress: impl FnMut(&Row) -> bool,
 ) -> Vec<Row> {
     let start = Instant::now();
     let mut rows = Vec::new();
@@ -416,8 +417,11 @@ pub fn measure(
             }
         }
         row.verdict = judge(&row.sizes, &row.adapter, &row.reference);
-        progress(&row);
+        let go_on = progress(&row);
         rows.push(row);
+        if !go_on {
+            break;
+        }
     }
     rows
 }

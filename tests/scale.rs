@@ -128,3 +128,37 @@ fn bad_arguments_are_usage_errors() {
     let (code, _, err) = text(&jc(&["scale", "--adapter", "/nonexistent/adapter"], b""));
     assert_eq!(code, 2, "{err}");
 }
+
+/// `scale ... | head -1`: the closed pipe ends the run quietly, never with a panic.
+#[test]
+fn a_closed_stdout_ends_the_run_without_a_panic() {
+    use std::io::BufRead;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(bin())
+        .args([
+            "scale",
+            "--adapter",
+            &format!("{} serve", bin()),
+            "--n",
+            "50",
+            "--json",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with('{'), "{first}");
+    // The reader is gone now: the next row's write fails.
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{:?} {err}",
+        out.status
+    );
+}

@@ -3,6 +3,7 @@
 //! n, 4n and 16n through the adapter and through the in-process reference, and reports
 //! where the adapter's time grows faster than the reference's.
 
+use std::io::Write as _;
 use std::time::Duration;
 
 use crate::io::{EXIT_INVALID, EXIT_OK, EXIT_USAGE};
@@ -86,7 +87,8 @@ fn try_run(args: ScaleArgs) -> Result<i32, String> {
     let mut reference = Reference::default();
     let name = imp.info().name.clone();
     if !args.json {
-        println!(
+        let _ = writeln!(
+            std::io::stdout(),
             "scale: {name} against the reference, n = {}, {}, {} (Q-SCALE-2: a finding when the adapter's exponent exceeds the reference's by more than {})",
             plan.n,
             plan.n * 4,
@@ -101,11 +103,9 @@ fn try_run(args: ScaleArgs) -> Result<i32, String> {
         &plan,
         (!only.is_empty()).then_some(&only[..]),
         |row| {
-            if json {
-                println!("{}", row_json(row));
-            } else {
-                println!("{}", row.line());
-            }
+            let line = if json { row_json(row) } else { row.line() };
+            // A closed pipe (`scale ... | head`) stops the run; it never panics.
+            writeln!(std::io::stdout(), "{line}").is_ok()
         },
     );
     let findings = rows
@@ -117,7 +117,8 @@ fn try_run(args: ScaleArgs) -> Result<i32, String> {
         .filter(|r| r.verdict != Verdict::NotMeasured)
         .count();
     if !json {
-        println!(
+        let _ = writeln!(
+            std::io::stdout(),
             "scale {} for {name}: {findings} finding(s) in {} shape(s) ({} measured)",
             if findings == 0 && measured > 0 {
                 "ok"
