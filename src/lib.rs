@@ -46,6 +46,7 @@
 //! | [`report`] | the verdict of a run and its files: the JSON-lines report, JUnit, `summary` (X-*) |
 //! | [`html`] | the results page (`summary --html`) |
 //! | [`runner`] | planning, running and reporting a run; returns it as data |
+//! | [`scale`] | complexity findings: input shapes grown at n, 4n, 16n through an implementation and the reference, growth exponents compared (Q-SCALE-1, Q-SCALE-2) |
 //! | [`inprocess`] | running the corpus against a Rust implementation from its own tests |
 //! | [`fsutil`] | safe file writes and reads |
 //!
