@@ -23,8 +23,9 @@
 //! decision of any rule it lists with its signature; its **primary rule** is the first it
 //! lists (the rule the vector was written to test, conformance/README.md). The smallest
 //! set of decisions covering every failure is approximated greedily: the candidate
-//! explaining the most uncovered failures first, ties going to the one that is the primary
-//! rule of more of them, then to the rule id. So a precedence vector (primary J-ORDER-1)
+//! explaining the most uncovered failures first, ties going to a rule already chosen, then
+//! to the rule that defines the code, then to the one that is the primary rule of more of
+//! them, then to the rule id; the chosen candidates of one rule are one decision. So a precedence vector (primary J-ORDER-1)
 //! that fails only because `number_out_of_range` is never reported is explained by the
 //! C-NUM-6 decision that also explains the plain C-NUM-6 vectors.
 
@@ -219,22 +220,25 @@ pub fn decide(records: &[CaseRecord]) -> Vec<Decision> {
     let mut left: BTreeSet<usize> = (0..failed.len()).collect();
     let mut out = Vec::new();
     while !left.is_empty() {
+        let chosen: BTreeSet<&str> = out.iter().map(|d: &Decision| d.rule.as_str()).collect();
         let best = cands
             .iter()
             .map(|(k, (set, primary, defines))| {
                 let n = set.intersection(&left).count();
-                (n, *defines, *primary, k)
+                (n, chosen.contains(k.0.as_str()), *defines, *primary, k)
             })
-            .filter(|(n, _, _, _)| *n > 0)
-            // Most failures, then the rule that defines the code, then most primary,
-            // then the smallest rule id and signature.
+            .filter(|(n, _, _, _, _)| *n > 0)
+            // Most failures, then a rule already decided (fewer things to change), then
+            // the rule that defines the code, then most primary, then the smallest rule
+            // id and signature.
             .max_by(|a, b| {
                 a.0.cmp(&b.0)
                     .then(a.1.cmp(&b.1))
                     .then(a.2.cmp(&b.2))
-                    .then(b.3.cmp(a.3))
+                    .then(a.3.cmp(&b.3))
+                    .then(b.4.cmp(a.4))
             });
-        let Some((_, _, _, key)) = best else { break };
+        let Some((_, _, _, _, key)) = best else { break };
         let key = key.clone();
         let covered: Vec<usize> = cands[&key].0.intersection(&left).copied().collect();
         for i in &covered {
@@ -259,12 +263,36 @@ pub fn decide(records: &[CaseRecord]) -> Vec<Decision> {
             cases: explained.iter().map(|r| r.id.clone()).collect(),
         });
     }
+    let mut out = merge_by_rule(out);
     out.sort_by(|a, b| {
         (b.fixed + b.kinds)
             .cmp(&(a.fixed + a.kinds))
             .then(a.rule.cmp(&b.rule))
             .then(a.cause.cmp(&b.cause))
     });
+    out
+}
+
+/// One row per rule: the cover's decisions of one rule (`misses `invalid_branch_id``
+/// and `rejects with `invalid_branch_id`` of a branch-id check that trims the wrong
+/// characters) are one thing to change, so their causes are joined, largest first.
+fn merge_by_rule(decisions: Vec<Decision>) -> Vec<Decision> {
+    let mut out: Vec<Decision> = Vec::new();
+    for d in decisions {
+        match out.iter_mut().find(|o| o.rule == d.rule) {
+            Some(o) => {
+                o.cause = format!("{}; {}", o.cause, d.cause);
+                if o.fixed == 0 && d.fixed > 0 {
+                    o.example = d.example;
+                    o.why = d.why;
+                }
+                o.fixed += d.fixed;
+                o.kinds += d.kinds;
+                o.cases.extend(d.cases);
+            }
+            None => out.push(d),
+        }
+    }
     out
 }
 

@@ -853,3 +853,240 @@ fn rule_relations_catch_misnamed_cases() {
     assert_eq!(tree_rule_of_code("nesting_too_deep", true), "T-APPEND-1");
     assert_eq!(tree_rule_of_code("nesting_too_deep", false), "T-LINE-2");
 }
+
+// ---------------------------------------------------------------------------------------
+// Primary rules (issue 22 item 1): a case's FIRST rule is the one whose text decides its
+// expected value, and the number rules its value depends on are named, so that the
+// decisions of a run (SPEC.md X-DECIDE-1) file a failure under the rule an implementer
+// must change. Derived from the expectation and the input's bytes alone.
+
+/// The number literals outside strings in `bytes` (a JSON text or JSONL), by kind:
+/// (a float literal, an integer beyond 2^53 where a double is no longer exact).
+fn number_kinds(bytes: &[u8]) -> (bool, bool) {
+    let (mut float, mut big) = (false, false);
+    let mut i = 0;
+    let mut in_string = false;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            match b {
+                b'\\' => i += 1,
+                b'"' | b'\n' => in_string = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        if b == b'"' {
+            in_string = true;
+            i += 1;
+        } else if b.is_ascii_digit() {
+            let start = i;
+            while i < bytes.len()
+                && (bytes[i].is_ascii_alphanumeric() || b"+-.".contains(&bytes[i]))
+            {
+                i += 1;
+            }
+            let lit = &bytes[start..i];
+            if lit.iter().any(|c| b".eE".contains(c)) {
+                float = true;
+            } else if lit.len() > 15
+                && std::str::from_utf8(lit)
+                    .ok()
+                    .and_then(|s| s.parse::<u64>().ok())
+                    .is_none_or(|n| n > (1u64 << 53))
+            {
+                big = true;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    (float, big)
+}
+
+/// Whether an event's `sequence` is written as a float literal (`"sequence":1.0`).
+fn float_sequence(input: &[u8]) -> bool {
+    let key = b"\"sequence\":";
+    input.windows(key.len()).enumerate().any(|(i, w)| {
+        w == key && {
+            let rest = &input[i + key.len()..];
+            let lit: Vec<u8> = rest
+                .iter()
+                .copied()
+                .take_while(|b| b.is_ascii_alphanumeric() || b"+-.".contains(b))
+                .collect();
+            lit.first()
+                .is_some_and(|b| b.is_ascii_digit() || *b == b'-')
+                && lit.iter().any(|b| b".eE".contains(b))
+        }
+    })
+}
+
+/// The same for a value of a vector's expectation.
+fn value_number_kinds(v: &Value) -> (bool, bool) {
+    use journal_conformance::json::Number;
+    match v {
+        Value::Number(Number::Float(_)) => (true, false),
+        Value::Number(Number::Int(s)) => (
+            false,
+            s.trim_start_matches('-')
+                .parse::<u64>()
+                .map_or(true, |n| n > 1u64 << 53),
+        ),
+        Value::Array(a) => a
+            .iter()
+            .map(value_number_kinds)
+            .fold((false, false), |x, y| (x.0 || y.0, x.1 || y.1)),
+        Value::Object(m) => m
+            .iter()
+            .map(|(_, v)| value_number_kinds(v))
+            .fold((false, false), |x, y| (x.0 || y.0, x.1 || y.1)),
+        _ => (false, false),
+    }
+}
+
+/// Rules that decide WHICH error a case expects rather than defining the code: ordering
+/// (J-ORDER-1, O-ORDER-1, T-ORDER-1), selection and range (R-SEL-1, B-RANGE-1), and the
+/// wire rules that say what a line is (W-JSON-1, W-LINE-1, W-BLANK-1) or what a document
+/// is (O-CANON-1). Any of them may be primary for any code; another rule may be primary
+/// only for the codes it defines.
+const DECIDERS: &[&str] = &[
+    "J-ORDER-1",
+    "O-ORDER-1",
+    "T-ORDER-1",
+    "R-SEL-1",
+    "B-RANGE-1",
+    "W-JSON-1",
+    "W-LINE-1",
+    "W-BLANK-1",
+    "O-CANON-1",
+];
+
+#[test]
+fn primary_rules_decide_the_expected_value() {
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for c in load_corpus(None).unwrap() {
+        if c.profile == journal_conformance::ops::Profile::Yoagent026 || c.group == "golden" {
+            continue;
+        }
+        let has = |r: &str| c.rules.iter().any(|x| x == r);
+        let primary = c.rules[0].as_str();
+        let mut need = |ok: bool, why: String| {
+            checked += 1;
+            if !ok {
+                problems.push(format!("{}: {why} ({:?})", c.id, c.rules));
+            }
+        };
+        for ch in &c.checks {
+            match (&ch.expect, &ch.op) {
+                (Expect::Error { codes, .. }, op)
+                    if !matches!(
+                        op,
+                        Operation::TreeInspect
+                            | Operation::TreeApply { .. }
+                            | Operation::StoreApply { .. }
+                    ) =>
+                {
+                    let allowed: Vec<&str> = codes
+                        .iter()
+                        .flat_map(|code| journal_code_rules(code, &c.input))
+                        .collect();
+                    if codes.iter().any(|c| c == "malformed_event") && float_sequence(&c.input) {
+                        need(
+                            has("C-NUM-1"),
+                            "an event's sequence is a float literal".into(),
+                        );
+                    }
+                    need(
+                        DECIDERS.contains(&primary) || allowed.contains(&primary),
+                        format!(
+                            "expects {codes:?}, decided by {allowed:?} (or an ordering or \
+                             wire rule), but its primary rule is {primary}"
+                        ),
+                    );
+                }
+                (Expect::Result { value, .. }, Operation::Canonical) => {
+                    let (float, big) = number_kinds(value.as_str().unwrap_or("").as_bytes());
+                    if float {
+                        // C-NUM-4 decides which double, C-NUM-5 how it is written.
+                        need(has("C-NUM-5"), "its canonical text holds a float".into());
+                    }
+                    if big {
+                        need(
+                            has("C-NUM-1"),
+                            "its canonical text holds an integer beyond 2^53".into(),
+                        );
+                    }
+                }
+                (Expect::Result { .. }, Operation::Fingerprint { .. }) => {
+                    let (float, big) = number_kinds(&c.input);
+                    if float {
+                        need(
+                            has("C-NUM-5"),
+                            "the events it fingerprints hold a float".into(),
+                        );
+                    }
+                    if big {
+                        need(
+                            has("C-NUM-1"),
+                            "the events it fingerprints hold an integer beyond 2^53".into(),
+                        );
+                    }
+                }
+                (
+                    Expect::Result { value, .. },
+                    Operation::Replay { .. } | Operation::Branch { .. },
+                ) => {
+                    let (float, big) = value_number_kinds(value);
+                    if float {
+                        need(
+                            has("C-NUM-1") || has("C-NUM-4") || has("C-NUM-5"),
+                            "its expected result holds a float".into(),
+                        );
+                    }
+                    if big {
+                        need(
+                            has("C-NUM-1"),
+                            "its expected result holds an integer beyond 2^53".into(),
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(checked > 2000, "only {checked} relations checked");
+    assert!(
+        problems.is_empty(),
+        "{} cases:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn primary_rule_relations_are_not_vacuous() {
+    assert_eq!(number_kinds(br#"{"a":"1.5","b":2}"#), (false, false));
+    assert_eq!(number_kinds(br#"[3.0]"#), (true, false));
+    assert!(float_sequence(br#"{"sequence":1.0,"x":1}"#));
+    assert!(!float_sequence(br#"{"sequence":10,"x":1.5}"#));
+    assert_eq!(
+        number_kinds(br#"{"big":1180591620717411303424}"#),
+        (false, true)
+    );
+    assert_eq!(number_kinds(b"9007199254740992"), (false, false));
+    assert_eq!(number_kinds(b"9007199254740993"), (false, true));
+    assert_eq!(
+        value_number_kinds(
+            &journal_conformance::json::parse(r#"{"x":[1,{"y":-1e400}]}"#).unwrap_or(Value::Null)
+        ),
+        (false, false),
+        "1e400 does not parse"
+    );
+    assert_eq!(
+        value_number_kinds(&journal_conformance::json::parse(r#"{"x":[1,{"y":2.5}]}"#).unwrap()),
+        (true, false)
+    );
+}

@@ -497,10 +497,10 @@ ok(T, "whitespace-everywhere", ' \t\n\r{ "a" : [ 1 , 2 , { "b" : null } ] , "c" 
 ok(T, "leading-trailing-newline", "\n[1]\n", "Surrounding newlines are dropped.", ["C-WS-1"])
 ok(T, "crlf-whitespace", "{\r\n\"a\":1\r\n}\r\n", "CR LF between tokens is whitespace.", ["C-WS-1"])
 ok(T, "spaces-in-string-kept", '{ "a b" : " c d " }', "Spaces inside strings are kept, between tokens dropped.", ["C-WS-1"])
-ok(T, "mixed-array", '[1,"two",3.0,true,null,{"six":6},[7]]', "An array of every kind of value.", ["C-WS-1"])
+ok(T, "mixed-array", '[1,"two",3.0,true,null,{"six":6},[7]]', "An array of every kind of value.", ["C-WS-1", "C-NUM-5"])
 ok(T, "event-like", '{"event_id":"e1","session_id":"s","sequence":1,"type":"model.response",'
    '"payload":{"content":"héllo 😀\\n","tokens":12,"score":0.5,"final":true,"tags":[]},'
-   '"provenance":{"run_id":"r"}}', "A realistic event object.", ["C-KEY-1", "C-WS-1"])
+   '"provenance":{"run_id":"r"}}', "A realistic event object.", ["C-KEY-1", "C-WS-1", "C-NUM-5"])
 for n in (1, 2, 64, 127, 128):
     ok(T, f"arrays-depth-{n}", "[" * n + "]" * n, f"{n} nested arrays are admitted.", ["C-DEPTH-1"], ["depth"])
 ok(T, "objects-depth-128", '{"a":' * 127 + "{}" + "}" * 127, "128 nested objects are admitted.", ["C-DEPTH-1"], ["depth"])

@@ -150,7 +150,7 @@ for name, bad, desc in [
 invalid("wire", "invalid-utf8-outside-string", "Invalid UTF-8 outside any string.", ["W-UTF8-1"],
         b"\x80" + one, err("invalid_utf8", 1), tags=["utf8"])
 invalid("wire", "invalid-utf8-after-bad-line", "Lines are checked in order: a JSON error on line 2 is reported, not the invalid UTF-8 on line 4 "
-        "(a reader that decodes the whole file first reports the UTF-8).", ["W-UTF8-1", "J-ORDER-1", "W-LINE-2", "C-SYNTAX-1"],
+        "(a reader that decodes the whole file first reports the UTF-8).", ["J-ORDER-1", "C-SYNTAX-1", "W-UTF8-1", "W-LINE-2"],
         lines([ev(0)]) + b"{not json}\n" + lines([ev(2)]) + b"\xff\n", err("invalid_json", 2), tags=["utf8"])
 invalid("wire", "blank-line-middle", "An empty line between events is rejected.", ["W-BLANK-1", "W-LINE-2"],
         lines(base[:2]) + b"\n" + lines(base[2:]), err("blank_line", 3))
@@ -227,7 +227,7 @@ for name, ptext, rules, desc, tags in [
     ("big-integers", '{"a":18446744073709551616,"b":-9223372036854775809,"c":100000000000000000000000000000}', ["C-NUM-1"], "integers beyond 64 bits, kept exact", ["bignum"]),
     ("float-spellings", '{"a":1E2,"b":1e-7,"c":0.00001,"d":1e16,"e":-0.0,"f":5e-324,"g":9007199254740993.0}', ["C-NUM-4", "C-NUM-5"], "floats in several spellings", ["float"]),
     ("minus-zero-int", '{"a":-0}', ["C-NUM-2"], "the integer -0, which is 0", []),
-    ("float-underflow", '{"a":1e-400,"b":-1e-400}', ["C-NUM-4"], "floats that underflow to zero", ["float"]),
+    ("float-underflow", '{"a":1e-400,"b":-1e-400}', ["C-NUM-4", "C-NUM-5"], "floats that underflow to zero", ["float"]),
     ("surrogate-pair-escape", '{"a":"\\ud83d\\ude00"}', ["C-STR-3", "C-STR-2"], "a valid surrogate pair escape", ["unicode"]),
     ("escape-slash", '{"a":"\\/"}', ["C-STR-2"], "an escaped slash", []),
     ("all-literals", '{"t":true,"f":false,"n":null,"e":[],"o":{}}', ["C-LIT-1"], "true, false, null and empty containers", []),
@@ -269,7 +269,8 @@ for field, bad, label in [
 ]:
     name = "%s-%s" % (field.replace("_", "-"), label.replace(" ", "-").replace(".", ""))
     seq = 1 if field != "sequence" else None
-    invalid("envelope", name, "`%s` is %s." % (field, label), ["E-ENV-1"],
+    # A float where an integer is due: C-NUM-1 says 1.0 is not an integer.
+    invalid("envelope", name, "`%s` is %s." % (field, label), ["E-ENV-1"] + (["C-NUM-1"] if isinstance(bad, float) else []),
             good + lines([mutate(1, lambda e, f=field, b=bad: e.__setitem__(f, b))]), err("malformed_event", 2, seq))
 for bad, label in [("", "an empty string"), (1, "a number"), (None, "null")]:
     invalid("envelope", "run-id-" + label.replace(" ", "-"), "`provenance.run_id` is %s." % label, ["E-ENV-1"],
@@ -444,7 +445,8 @@ rv("deltas-interleaved-with-tools", "Streaming around a tool round trip.", ["R-S
     ev(4, "model.response", {"delta": "Done", "accumulated": "Done", "final": True})], until=3, tags=["streaming"])
 rv("delta-field-ignored", "The delta field is never read; accumulated is what counts.", ["R-STREAM-1"],
    [ev(0, "model.response", {"delta": "WRONG", "accumulated": "right", "final": True})], tags=["streaming"])
-rv("tool-result-whole-payload", "tool.result appends its whole payload, unknown members and nesting included.", ["R-TOOL-1", "E-ENV-2"],
+rv("tool-result-whole-payload", "tool.result appends its whole payload, unknown members and nesting included.",
+   ["R-TOOL-1", "E-ENV-2", "C-NUM-1", "C-NUM-5"],
    [ev(0, "tool.result", {"id": "t", "output": {"lines": ["a", "b"], "exit": 0, "ratio": 0.5}, "x-meta": None, "big": 2 ** 70})])
 rv("tool-result-empty-payload", "An empty tool.result payload is appended as {}.", ["R-TOOL-1"], [ev(0, "tool.result", {})])
 rv("stop-reason", "session.stop sets the stop reason.", ["R-STOP-1"], [ev(0, "session.stop", {"reason": "max_turns"})])
@@ -544,10 +546,10 @@ variants = {
 }
 second = lines([ev(1)])
 for name, first in variants.items():
-    add("fingerprint", "same-value-" + name, "Spelling the same values differently (%s) keeps the fingerprint." % name, ["F-FP-2", "F-FP-1"],
+    add("fingerprint", "same-value-" + name, "Spelling the same values differently (%s) keeps the fingerprint." % name, ["F-FP-2", "F-FP-1", "C-NUM-5"],
         first + second, [{"op": {"op": "fingerprint"}, "expect": {"result": ref_fp}},
                          {"op": {"op": "fingerprint", "until": 0}, "expect": {"result": oracle.fingerprint(ref_events[:1])}}])
-add("fingerprint", "same-value-crlf", "CRLF line ends keep the fingerprint.", ["F-FP-2", "W-CR-1"], lines(ref_events, nl="\r\n"),
+add("fingerprint", "same-value-crlf", "CRLF line ends keep the fingerprint.", ["F-FP-2", "W-CR-1", "C-NUM-5"], lines(ref_events, nl="\r\n"),
     [{"op": {"op": "fingerprint"}, "expect": {"result": ref_fp}}], tags=["crlf"])
 for name, change in [
     ("int-vs-float", lambda e: e["payload"].update(n=1.0)),
@@ -557,7 +559,9 @@ for name, change in [
     evs = [dict(ref_events[0], payload=dict(ref_events[0]["payload"])), ref_events[1]]
     change(evs[0])
     assert oracle.fingerprint(evs) != ref_fp
-    add("fingerprint", "changes-with-" + name, "Changing a value (%s) changes the fingerprint." % name, ["F-FP-2", "F-FP-1"],
+    add("fingerprint", "changes-with-" + name, "Changing a value (%s) changes the fingerprint." % name,
+        # the events hold floats (1.5, and 1.0 for int-vs-float): C-NUM-1 and C-NUM-5 decide their text
+        ["F-FP-2", "F-FP-1", "C-NUM-5"] + (["C-NUM-1"] if name == "int-vs-float" else []),
         lines(evs), [{"op": {"op": "fingerprint"}, "expect": {"result": oracle.fingerprint(evs)}}])
 for name, payload, tags in [
     ("canonical-numbers", {"a": 1e16, "b": 1e15, "c": 1e-5, "d": 1e-4, "e": -0.0, "f": 5e-324, "g": 2 ** 64, "h": -(10 ** 30), "i": 0.1, "j": 1.7976931348623157e308}, ["float", "bignum"]),
@@ -567,7 +571,8 @@ for name, payload, tags in [
 ]:
     evs = [ev(0, "x.custom", payload)]
     add("fingerprint", name, "The fingerprint hashes the canonical text (%s)." % name,
-        ["F-FP-1", "C-KEY-1", "C-STR-1", "C-STR-2", "C-NUM-5"] + (["W-LINE-1"] if "\u2028" in json.dumps(payload, ensure_ascii=False) else []),
+        ["F-FP-1", "C-KEY-1", "C-STR-1", "C-STR-2", "C-NUM-5"] + (["C-NUM-1"] if name == "canonical-numbers" else [])
+        + (["W-LINE-1"] if "\u2028" in json.dumps(payload, ensure_ascii=False) else []),
         lines(evs), [{"op": {"op": "fingerprint"}, "expect": {"result": oracle.fingerprint(evs)}}], tags=tags)
 add("fingerprint", "prefix-each-until", "The fingerprint of each prefix of a journal.", ["F-FP-1", "R-SEL-1"], lines(conv),
     [{"op": {"op": "fingerprint", "until": k}, "expect": {"result": oracle.fingerprint(conv[: k + 1])}} for k in range(len(conv))]
@@ -702,7 +707,7 @@ def canon(name, desc, rules, data, expect):
 
 doc = {"b": [1, 2.5, "x"], "a": {"z": None, "y": True}}
 canon_text = json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-canon("multi-line-document", "A pretty-printed document with newlines and CRLF is one JSON text.", ["O-CANON-1", "C-WS-1"],
+canon("multi-line-document", "A pretty-printed document with newlines and CRLF is one JSON text.", ["O-CANON-1", "C-WS-1", "C-NUM-5"],
       json.dumps(doc, indent=2).replace("\n", "\r\n").encode() + b"\n\n", {"result": canon_text})
 canon("error-line-and-column", "A syntax error on the third line of a document is reported at line 3.", ["O-CANON-1", "C-SYNTAX-1", "W-LINE-2"],
       b'{\n  "a": 1,\n  "b": ]\n}\n', err("invalid_json", 3))
