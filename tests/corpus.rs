@@ -140,6 +140,7 @@ const NOT_VECTOR_RULES: &[&str] = &[
     "D-KNOWN-1",
     "D-SHRINK-1",
     "D-KEEP-1",
+    "D-CONSEQ-1",
     "D-FAULT-1",
 ];
 

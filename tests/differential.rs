@@ -393,3 +393,73 @@ fn an_answer_that_agrees_is_no_kind_whatever_the_value() {
     );
     assert!(r.skipped_ops.is_empty(), "{:?}", r.skipped_ops);
 }
+
+/// A reader decision: blank lines are skipped before anything else reads the journal
+/// (what `if not line.strip(): continue` does), so validate, replay, fingerprint and
+/// branch all see the same other journal.
+struct SkipsBlankLines {
+    inner: Reference,
+    info: ImplInfo,
+}
+
+impl Implementation for SkipsBlankLines {
+    fn info(&self) -> &ImplInfo {
+        &self.info
+    }
+    fn run(&mut self, op: &Operation, profile: Profile, input: &[u8]) -> Reply {
+        let journal_op = matches!(
+            op,
+            Operation::Validate
+                | Operation::Replay { .. }
+                | Operation::Fingerprint { .. }
+                | Operation::Branch { .. }
+        );
+        if !journal_op {
+            return self.inner.run(op, profile, input);
+        }
+        let kept: Vec<u8> = input
+            .split_inclusive(|b| *b == b'\n')
+            .filter(|l| !l.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n')))
+            .flatten()
+            .copied()
+            .collect();
+        self.inner.run(op, profile, &kept)
+    }
+}
+
+/// D-CONSEQ-1: the one reader decision is found in validate, and the replay,
+/// fingerprint and branch kinds it causes are folded into validate's kinds (none is a
+/// kind of its own); with the rule of validate's kind on the skip list, nothing fails.
+#[test]
+fn a_reader_decision_is_one_kind_across_the_journal_operations() {
+    let none = BTreeSet::new();
+    let mut imp = SkipsBlankLines {
+        inner: Reference::default(),
+        info: Reference::default().info().clone(),
+    };
+    let r = differential::run(&mut imp, &opts(400, 7, &none)).unwrap();
+    let s = summary(&r);
+    assert!(!r.kinds.is_empty(), "{s}");
+    for k in &r.kinds {
+        assert_eq!(
+            k.op, "validate",
+            "a later operation's kind was not folded:\n{s}"
+        );
+    }
+    let folded: Vec<&String> = r.kinds.iter().flat_map(|k| &k.consequences).collect();
+    for op in ["replay", "fingerprint", "branch"] {
+        assert!(
+            folded
+                .iter()
+                .any(|c| c.starts_with(&format!("{op} properties/{op}/"))),
+            "no {op} kind was folded (the phase found none to fold?):\n{s}"
+        );
+    }
+    for k in r.kinds.iter().filter(|k| !k.consequences.is_empty()) {
+        assert!(k.explanation.contains("also explains"), "{s}");
+    }
+    // The skip list names validate's rules: their consequences are known with them.
+    let known: BTreeSet<String> = r.kinds.iter().map(|k| k.rule.id().to_owned()).collect();
+    let r = differential::run(&mut imp, &opts(400, 7, &known)).unwrap();
+    assert!(r.kinds.iter().all(|k| k.known), "{}", summary(&r));
+}

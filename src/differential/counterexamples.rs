@@ -91,6 +91,9 @@ pub fn make_kind(implementation: &str, opts: &DiffOptions, f: Found, shrunk: boo
         counterexample,
         path: None,
         explanation,
+        shrunk,
+        key: d.key(t.op.name()),
+        consequences: Vec::new(),
     }
 }
 

@@ -13,6 +13,7 @@
 //! a row stop the phase.
 
 pub mod attribute;
+pub mod consequences;
 pub mod counterexamples;
 pub mod shrink;
 pub mod trials;
@@ -100,6 +101,14 @@ pub struct Kind {
     pub counterexample: Case,
     pub path: Option<PathBuf>,
     pub explanation: String,
+    /// Whether the counterexample was shrunk (D-SHRINK-1's budgets may leave it as found).
+    pub shrunk: bool,
+    /// Its identity (operation, cause, rule, grouping): what the phase grouped on.
+    pub key: KindKey,
+    /// The kinds of later operations folded into this one because their shrunk input
+    /// already disagrees here ([`consequences`], D-CONSEQ-1): `replay properties/replay/
+    /// 1a2b3c4d`, one entry each.
+    pub consequences: Vec<String>,
 }
 
 /// The first disagreement of a kind (and how often the kind occurred).
@@ -151,7 +160,8 @@ pub fn run(imp: &mut dyn Implementation, opts: &DiffOptions) -> Result<DiffRepor
         return Ok(report);
     };
     let search = compare(imp, &info, &strategy, opts, &mut report)?;
-    let mut kinds = shrink_kinds(imp, search, opts, &info.name, &mut report.errored);
+    let kinds = shrink_kinds(imp, search, opts, &info.name, &mut report.errored);
+    let mut kinds = consequences::fold(imp, &info, kinds, opts, &mut report.errored);
     counterexamples::dedupe_ids(&mut kinds);
     if let Some(dir) = opts.counterexamples {
         // A kind whose counterexample cannot be written is still a kind: the write

@@ -169,6 +169,15 @@ pub fn convert(
                 Value::from_u64(u64::from(k.occurrences)),
             ),
             ("known".into(), Value::Bool(k.known)),
+            (
+                "consequences".into(),
+                Value::Array(
+                    k.consequences
+                        .iter()
+                        .map(|c| Value::from(c.as_str()))
+                        .collect(),
+                ),
+            ),
         ];
         records.push(rec);
     }
