@@ -12,17 +12,6 @@ use std::io::{self, BufRead, Read};
 use crate::error::{Error, ErrorCode};
 use crate::json::{self, Value};
 
-/// One physical line of a JSONL stream, without its `\n`.
-#[derive(Debug)]
-pub struct Line {
-    /// 1-based physical line number (`W-LINE-2`).
-    pub number: u64,
-    /// The line's bytes, without the terminating `\n` (a `\r` before it is kept).
-    pub bytes: Vec<u8>,
-    /// Whether the line was terminated by `\n` (only the last line may lack it).
-    pub terminated: bool,
-}
-
 /// The longest line (bytes before its `\n`, a `\r` included) a reader accepts unless
 /// told otherwise (`--max-line-bytes`): 64 MiB. SPEC.md 16.5: an implementation limit,
 /// not a conformance rule.
@@ -114,22 +103,6 @@ pub fn read_bounded(inner: impl BufRead, max: usize) -> io::Result<Vec<u8>> {
         }
     }
     Ok(out)
-}
-
-impl<R: BufRead> Iterator for LineReader<R> {
-    type Item = std::io::Result<Line>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        match self.next_line() {
-            Ok(Some((number, bytes, terminated))) => Some(Ok(Line {
-                number,
-                bytes: bytes.to_vec(),
-                terminated,
-            })),
-            Ok(None) => None,
-            Err(e) => Some(Err(e)),
-        }
-    }
 }
 
 /// The UTF-8 byte order mark.

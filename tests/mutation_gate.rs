@@ -57,6 +57,42 @@ fn the_corpus_and_golden_traces_pass_the_reference_in_process() {
     assert_test_run(&["test", "--properties", "0", "--format", "terse"]);
 }
 
+/// The corpus read from its directory (`--corpus`), not the embedded copy: the file
+/// reader (`wire::read_bounded`, `vectors::load_dir`) answers for the kit too.
+#[test]
+fn the_corpus_directory_passes_the_reference() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/conformance");
+    assert_test_run(&[
+        "test",
+        "--properties",
+        "0",
+        "--format",
+        "terse",
+        "--corpus",
+        dir,
+    ]);
+    let out = run(&[
+        "test",
+        "--properties",
+        "0",
+        "--format",
+        "terse",
+        "--corpus",
+        dir,
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let checked = stdout
+        .split("checked ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse::<u64>().ok())
+        .unwrap_or(0);
+    assert!(
+        checked > 4000,
+        "only {checked} cases read from {dir}:\n{stdout}"
+    );
+}
+
 #[test]
 fn the_corpus_and_golden_traces_pass_serve() {
     let serve = format!("'{BIN}' serve");
