@@ -605,6 +605,34 @@ mod tests {
         let back = CaseRecord::from_json(&rec.to_json()).unwrap();
         assert_eq!(back.to_json(), rec.to_json());
         assert_eq!(back.extra, rec.extra);
+        // The bytes behind a failed fingerprint read back as written, and replace.
+        let mut rec = rec;
+        let bytes = Bytes {
+            check: 2,
+            op: "fingerprint".into(),
+            event: Some((3, 4)),
+            reference: Some(Excerpt::around("{\"a\":1.0}", 6, 2, 2)),
+            actual: Some(Excerpt::around("{\"a\":1}", 6, 2, 2)),
+            offset: Some(6),
+            note: None,
+        };
+        assert_eq!(
+            bytes
+                .reference
+                .as_ref()
+                .map(|e| (e.start, e.text.as_str(), e.size)),
+            Some((4, ":1.0", 9))
+        );
+        rec.set_bytes(Some(&bytes));
+        rec.set_bytes(Some(&bytes));
+        let back = CaseRecord::from_json(&rec.to_json()).unwrap();
+        assert_eq!(back.bytes(), Some(bytes));
+        assert_eq!(
+            back.extra.iter().filter(|(k, _)| k == BYTES_MEMBER).count(),
+            1
+        );
+        rec.set_bytes(None);
+        assert_eq!(rec.bytes(), None);
         let bare = crate::json::parse(r#"{"type":"case","id":"a/b","outcome":"passed"}"#).unwrap();
         let b = CaseRecord::from_json(&bare).unwrap();
         assert_eq!((b.group.as_str(), b.outcome), ("a", Outcome::Passed));
