@@ -6,6 +6,8 @@
 //! - [`pool`]: `--jobs N` implementations asking every check ([`case`]: one case's
 //!   checks judged by [`crate::verdict::judge`]), settled by the skip list
 //!   ([`skiplist`]);
+//! - [`probe`]: the bytes behind a failed fingerprint or canonical check (the first
+//!   event an implementation hashes differently, found by binary search over `until`);
 //! - [`properties`]: the differential phase's kinds as cases;
 //! - [`reporter`]: what is printed as the run goes, through a [`Reporter`];
 //! - the verdict and the files that carry it are [`crate::report`]'s.

@@ -81,8 +81,13 @@ impl Probes {
 
     /// The collector's turn, in corpus order: count a fingerprint failure, and replace
     /// what was found for those past the budget by a note.
+    /// A record that did not fail (a skip list settled it) keeps nothing.
     pub fn admit(&self, rec: &mut CaseRecord) {
         let Some(b) = rec.bytes() else { return };
+        if !rec.outcome.is_bad() {
+            rec.set_bytes(None);
+            return;
+        }
         if b.op != OpKind::Fingerprint.as_str() {
             return;
         }
@@ -375,9 +380,14 @@ mod tests {
             }));
             r
         };
+        let mut skipped = rec("fingerprint");
+        skipped.outcome = crate::record::Outcome::Skipped;
+        probes.admit(&mut skipped);
+        assert_eq!(skipped.bytes(), None, "a settled record keeps nothing");
         let mut seen = Vec::new();
         for op in ["fingerprint", "canonical", "fingerprint", "fingerprint"] {
             let mut r = rec(op);
+            r.outcome = crate::record::Outcome::Failed;
             probes.admit(&mut r);
             seen.push(r.bytes().unwrap().offset);
         }

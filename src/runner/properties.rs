@@ -122,7 +122,6 @@ pub fn convert(
     for k in out.kinds {
         let case = &k.counterexample;
         let mut rec = run_case_with(imp, case, probes);
-        probes.admit(&mut rec);
         rec.id = k.id.clone();
         rec.group = format!("{PROPERTIES}/{}", k.op);
         rec.rules = vec![k.rule.id().to_owned()];
@@ -176,6 +175,7 @@ pub fn convert(
             ("known".into(), Value::Bool(k.known)),
         ];
         rec.extra.extend(bytes);
+        probes.admit(&mut rec);
         records.push(rec);
     }
     if out.errored > 0 {
