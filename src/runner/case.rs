@@ -148,10 +148,14 @@ fn looked_into(
         (Operation::Canonical, Answer::Result(Value::String(got))) => {
             probe::canonical(check, want, got).map(Look::Found)
         }
-        (Operation::Fingerprint { until }, Answer::Result(_)) => Some(Look::Fingerprint {
-            check,
-            until: *until,
-        }),
+        // A digest that is not the reference's (an answer of another kind is no
+        // serialisation to look into).
+        (Operation::Fingerprint { until }, Answer::Result(Value::String(_))) => {
+            Some(Look::Fingerprint {
+                check,
+                until: *until,
+            })
+        }
         _ => None,
     }
 }
