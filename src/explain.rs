@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use crate::canonical;
 use crate::json::Value;
 use crate::preview::{escape, Preview};
-use crate::record::{CaseRecord, CheckRecord, Outcome};
+use crate::record::{Bytes, CaseRecord, CheckRecord, Excerpt, Outcome};
 use crate::rules::title;
 use crate::vectors::Case;
 use crate::verdict::Cause;
@@ -29,6 +29,7 @@ pub fn explain(case: &Case, checks: &[CheckRecord]) -> String {
         &case.rules,
         &Preview::of(&case.input),
         checks,
+        None,
     )
 }
 
@@ -51,6 +52,7 @@ pub fn explain_record(r: &CaseRecord) -> String {
         &r.rules,
         &r.input.clone().unwrap_or_default(),
         &r.checks,
+        r.bytes().as_ref(),
     ));
     if !r.stderr.is_empty() {
         s.push_str("\n  adapter stderr (tail):\n");
@@ -67,6 +69,7 @@ fn explain_parts(
     rules: &[String],
     input: &Preview,
     checks: &[CheckRecord],
+    bytes: Option<&Bytes>,
 ) -> String {
     let mut s = format!("{id}\n");
     s.push_str(&format!("  description: {}\n", description));
@@ -100,11 +103,120 @@ fn explain_parts(
             "    why:      {}\n",
             why.replace('\n', "\n              ")
         ));
+        if let Some(b) = bytes.filter(|b| b.check == n + 1) {
+            s.push_str(&render_bytes(id, b));
+        }
     }
     s.push_str(&input.render("  "));
     s.push_str(&format!(
         "  see it: journal-conformance show {id} (--input for its exact bytes)"
     ));
+    s
+}
+
+/// An excerpt on one line: escaped ([`escape`], a raw line break too), `…` where it is
+/// cut; and the column, in characters, of byte `at` of the whole text.
+fn excerpt_line(e: &Excerpt, at: Option<usize>) -> (String, usize) {
+    let one_line = |b: &[u8]| escape(b, usize::MAX).0.replace('\n', "\\u{a}");
+    let mut line = String::new();
+    if e.start > 0 {
+        line.push('…');
+    }
+    let mut col = line.chars().count();
+    if let Some(at) = at {
+        let upto = at.saturating_sub(e.start).min(e.text.len());
+        let upto = (0..=upto)
+            .rev()
+            .find(|i| e.text.is_char_boundary(*i))
+            .unwrap_or(0);
+        col += one_line(&e.text.as_bytes()[..upto]).chars().count();
+    }
+    line.push_str(&one_line(e.text.as_bytes()));
+    if e.start + e.text.len() < e.size {
+        line.push('…');
+    }
+    (line, col)
+}
+
+/// The bytes behind a failed fingerprint or canonical check ([`crate::runner::probe`]):
+/// the first event whose canonical text differs, both texts around their first
+/// differing byte, a caret under it.
+fn render_bytes(id: &str, b: &Bytes) -> String {
+    let canonical = b.op == "canonical";
+    let note = b.note.as_deref().map(|n| escape(n.as_bytes(), 2000).0);
+    let mut s = String::from("    bytes:    ");
+    match b.event {
+        _ if canonical => s.push_str("the canonical texts differ"),
+        Some((seq, line)) => s.push_str(&format!(
+            "the first event the adapter hashes differently is sequence {seq} (line {line}; {})",
+            if seq == 0 {
+                "the fingerprint with `until` 0 differs".to_owned()
+            } else {
+                format!(
+                    "the fingerprint with `until` {} agrees, with `until` {seq} it differs",
+                    seq - 1
+                )
+            }
+        )),
+        None => {
+            s.push_str(
+                note.as_deref()
+                    .unwrap_or("the first differing event is not known"),
+            );
+            s.push('\n');
+            return s;
+        }
+    }
+    if let (Some(at), Some(r), Some(a)) = (b.offset, &b.reference, &b.actual) {
+        let (names, what) = if canonical {
+            (["expected:", "actual:"], "")
+        } else {
+            s.push_str("\n              its canonical text differs");
+            (["reference:", "adapter:"], " of the event's canonical text")
+        };
+        s.push_str(&format!(
+            " at byte {at} ({}: {} bytes, {}: {} bytes):\n",
+            names[0].trim_end_matches(':'),
+            r.size,
+            names[1].trim_end_matches(':'),
+            a.size
+        ));
+        let (rl, _) = excerpt_line(r, Some(at));
+        let (al, col) = excerpt_line(a, Some(at));
+        s.push_str(&format!("      {:<11}{rl}\n", names[0]));
+        s.push_str(&format!("      {:<11}{al}\n", names[1]));
+        s.push_str(&format!(
+            "      {:<11}{}^ byte {at}{what}\n",
+            "",
+            " ".repeat(col)
+        ));
+    } else {
+        s.push_str(":\n");
+        if let Some(r) = &b.reference {
+            s.push_str(&format!(
+                "      {:<11}{}\n",
+                "reference:",
+                excerpt_line(r, None).0
+            ));
+        }
+        if b.actual.is_some() {
+            s.push_str(
+                "      the adapter's `canonical` of that line is the same text: the difference is in \
+                 how its fingerprint frames, hashes or selects the events (F-FP-1: SHA-256 of `[` + \
+                 canon(e0) + `,` + canon(e1) + ... + `]`; R-SEL-1)\n",
+            );
+        }
+    }
+    if let Some(n) = &note {
+        s.push_str(&format!("      ({n})\n"));
+    }
+    if let (Some((_, line)), None) = (b.event, &b.actual) {
+        s.push_str(&format!(
+            "      (to compare with your implementation's canonical text of that line: \
+             `journal-conformance show {id} --input | sed -n {line}p | journal-conformance canonical -` \
+             prints the reference's)\n"
+        ));
+    }
     s
 }
 

@@ -45,7 +45,7 @@
 //! | [`differential`] | the differential phase: trials, attribution, shrinking, counterexamples (D-*) |
 //! | [`report`] | the verdict of a run and its files: the JSON-lines report, JUnit, `summary` (X-*) |
 //! | [`html`] | the results page (`summary --html`) |
-//! | [`runner`] | planning, running and reporting a run; returns it as data |
+//! | [`runner`] | planning, running and reporting a run (and looking into fingerprint failures, `runner::probe`); returns it as data |
 //! | [`scale`] | complexity findings: input shapes grown at n, 4n, 16n through an implementation and the reference, growth exponents compared (Q-SCALE-1, Q-SCALE-2) |
 //! | [`inprocess`] | running the corpus against a Rust implementation from its own tests |
 //! | [`fsutil`] | safe file writes and reads |

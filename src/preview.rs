@@ -65,6 +65,37 @@ pub fn escape(bytes: &[u8], max: usize) -> (String, usize) {
     (out, used)
 }
 
+/// The byte offset of the first difference between two texts: the first index where
+/// they differ, or the shorter one's length when it is a prefix of the other; `None` when
+/// they are equal.
+pub fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
+    if a == b {
+        return None;
+    }
+    Some(
+        a.iter()
+            .zip(b)
+            .position(|(x, y)| x != y)
+            .unwrap_or(a.len().min(b.len())),
+    )
+}
+
+/// The stretch of `text` around byte `at`: from about `before` bytes before it to about
+/// `after` bytes after it, both ends moved outward to character boundaries. Returns the
+/// start offset and the stretch.
+pub fn window(text: &str, at: usize, before: usize, after: usize) -> (usize, &str) {
+    let at = at.min(text.len());
+    let mut start = at.saturating_sub(before);
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = at.saturating_add(after).min(text.len());
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    (start, &text[start..end])
+}
+
 /// A case's input as shown in explanations and reports: its size and an escaped
 /// preview of its first [`PREVIEW_BYTES`] bytes.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -169,6 +200,22 @@ mod tests {
         ] {
             assert_eq!(esc(raw.as_bytes()), shown, "{raw:?}");
         }
+    }
+
+    #[test]
+    fn first_differences_and_windows() {
+        assert_eq!(first_difference(b"{\"a\":1.0}", b"{\"a\":1}"), Some(6));
+        assert_eq!(first_difference(b"abc", b"abc"), None);
+        assert_eq!(first_difference(b"ab", b"abc"), Some(2));
+        assert_eq!(first_difference(b"", b"x"), Some(0));
+        let t = "0123456789";
+        assert_eq!(window(t, 5, 2, 3), (3, "34567"));
+        assert_eq!(window(t, 1, 4, 100), (0, t));
+        assert_eq!(window(t, 10, 2, 2), (8, "89"));
+        // "é" is 2 bytes (1..3): a cut inside it moves outward.
+        let t = "aébc";
+        assert_eq!(window(t, 3, 1, 0), (1, "é"));
+        assert_eq!(window(t, 0, 0, 2), (0, "aé"));
     }
 
     #[test]

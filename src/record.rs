@@ -99,6 +99,121 @@ pub fn bounded_message(mut message: String) -> String {
     message
 }
 
+/// The case line's member giving the bytes behind its failed fingerprint or canonical
+/// check ([`Bytes`]); read back, it is one of [`CaseRecord::extra`]'s.
+pub const BYTES_MEMBER: &str = "bytes";
+
+/// A stretch of a text: its bytes from `start` (cut on character boundaries) of a text
+/// of `size` bytes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Excerpt {
+    pub start: usize,
+    pub text: String,
+    pub size: usize,
+}
+
+impl Excerpt {
+    /// The stretch of `text` around byte `at` ([`crate::preview::window`]).
+    pub fn around(text: &str, at: usize, before: usize, after: usize) -> Excerpt {
+        let (start, w) = crate::preview::window(text, at, before, after);
+        Excerpt {
+            start,
+            text: w.to_owned(),
+            size: text.len(),
+        }
+    }
+
+    fn to_json(&self) -> Value {
+        Value::object([
+            ("start", Value::from_u64(self.start as u64)),
+            ("text", Value::from(self.text.as_str())),
+            ("size", Value::from_u64(self.size as u64)),
+        ])
+    }
+
+    fn from_json(v: &Value) -> Option<Excerpt> {
+        let n = |k: &str| {
+            v.get(k)
+                .and_then(Value::as_i64)
+                .and_then(|n| usize::try_from(n).ok())
+        };
+        Some(Excerpt {
+            start: n("start")?,
+            text: v.get("text")?.as_str()?.to_owned(),
+            size: n("size")?,
+        })
+    }
+}
+
+/// What a failed fingerprint or canonical check looks like in bytes (SPEC.md 13.3): for a
+/// fingerprint, the first event whose prefix the implementation hashes differently and
+/// that event's canonical text as the reference writes it and, when the implementation
+/// offers `canonical`, as it does; for a canonical text, the expected and the actual
+/// text. Both texts are cut to a window around their first differing byte.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Bytes {
+    /// The check (1-based, as explanations number them).
+    pub check: usize,
+    /// The check's operation: `fingerprint` or `canonical`.
+    pub op: String,
+    /// The first event whose prefix fingerprint differs: its sequence and line.
+    pub event: Option<(i64, u64)>,
+    /// The reference's text: the event's canonical text, or the expected canonical text.
+    pub reference: Option<Excerpt>,
+    /// The implementation's text of the same value: its `canonical` of the event's line,
+    /// or its answer.
+    pub actual: Option<Excerpt>,
+    /// The byte offset of the first difference between the two texts.
+    pub offset: Option<usize>,
+    /// What else there is to say: why the implementation's text is missing, why the
+    /// event could not be found.
+    pub note: Option<String>,
+}
+
+impl Bytes {
+    pub fn to_json(&self) -> Value {
+        let opt = |e: &Option<Excerpt>| e.as_ref().map_or(Value::Null, Excerpt::to_json);
+        Value::object([
+            ("check", Value::from_u64(self.check as u64)),
+            ("op", Value::from(self.op.as_str())),
+            (
+                "sequence",
+                self.event.map_or(Value::Null, |(s, _)| Value::from_i64(s)),
+            ),
+            (
+                "line",
+                self.event.map_or(Value::Null, |(_, l)| Value::from_u64(l)),
+            ),
+            ("reference", opt(&self.reference)),
+            ("actual", opt(&self.actual)),
+            (
+                "offset",
+                self.offset
+                    .map_or(Value::Null, |o| Value::from_u64(o as u64)),
+            ),
+            (
+                "note",
+                self.note.as_deref().map_or(Value::Null, Value::from),
+            ),
+        ])
+    }
+
+    /// Read back; `None` when `check` or `op` is missing.
+    pub fn from_json(v: &Value) -> Option<Bytes> {
+        let n = |k: &str| v.get(k).and_then(Value::as_i64);
+        let excerpt = |k: &str| v.get(k).and_then(Excerpt::from_json);
+        Some(Bytes {
+            check: usize::try_from(n("check")?).ok()?,
+            op: v.get("op")?.as_str()?.to_owned(),
+            event: n("sequence").zip(n("line").and_then(|l| u64::try_from(l).ok())),
+            reference: excerpt("reference"),
+            actual: excerpt("actual"),
+            offset: n("offset").and_then(|o| usize::try_from(o).ok()),
+            note: v.get("note").and_then(Value::as_str).map(str::to_owned),
+        })
+    }
+}
+
 /// One check's record in a report.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CheckRecord {
@@ -266,6 +381,23 @@ impl CaseRecord {
             }
         }
         Some(why.join("; "))
+    }
+
+    /// The bytes behind its failed fingerprint or canonical check, if the run found them
+    /// ([`BYTES_MEMBER`]).
+    pub fn bytes(&self) -> Option<Bytes> {
+        self.extra
+            .iter()
+            .find(|(k, _)| k == BYTES_MEMBER)
+            .and_then(|(_, v)| Bytes::from_json(v))
+    }
+
+    /// Set (or replace) [`CaseRecord::bytes`].
+    pub fn set_bytes(&mut self, bytes: Option<&Bytes>) {
+        self.extra.retain(|(k, _)| k != BYTES_MEMBER);
+        if let Some(b) = bytes {
+            self.extra.push((BYTES_MEMBER.into(), b.to_json()));
+        }
     }
 
     /// Did any check of this case run (answer compared, or an adapter fault)?
@@ -473,6 +605,34 @@ mod tests {
         let back = CaseRecord::from_json(&rec.to_json()).unwrap();
         assert_eq!(back.to_json(), rec.to_json());
         assert_eq!(back.extra, rec.extra);
+        // The bytes behind a failed fingerprint read back as written, and replace.
+        let mut rec = rec;
+        let bytes = Bytes {
+            check: 2,
+            op: "fingerprint".into(),
+            event: Some((3, 4)),
+            reference: Some(Excerpt::around("{\"a\":1.0}", 6, 2, 2)),
+            actual: Some(Excerpt::around("{\"a\":1}", 6, 2, 2)),
+            offset: Some(6),
+            note: None,
+        };
+        assert_eq!(
+            bytes
+                .reference
+                .as_ref()
+                .map(|e| (e.start, e.text.as_str(), e.size)),
+            Some((4, ":1.0", 9))
+        );
+        rec.set_bytes(Some(&bytes));
+        rec.set_bytes(Some(&bytes));
+        let back = CaseRecord::from_json(&rec.to_json()).unwrap();
+        assert_eq!(back.bytes(), Some(bytes));
+        assert_eq!(
+            back.extra.iter().filter(|(k, _)| k == BYTES_MEMBER).count(),
+            1
+        );
+        rec.set_bytes(None);
+        assert_eq!(rec.bytes(), None);
         let bare = crate::json::parse(r#"{"type":"case","id":"a/b","outcome":"passed"}"#).unwrap();
         let b = CaseRecord::from_json(&bare).unwrap();
         assert_eq!((b.group.as_str(), b.outcome), ("a", Outcome::Passed));

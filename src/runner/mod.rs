@@ -6,6 +6,8 @@
 //! - [`pool`]: `--jobs N` implementations asking every check ([`case`]: one case's
 //!   checks judged by [`crate::verdict::judge`]), settled by the skip list
 //!   ([`skiplist`]);
+//! - [`probe`]: the bytes behind a failed fingerprint or canonical check (the first
+//!   event an implementation hashes differently, found by binary search over `until`);
 //! - [`properties`]: the differential phase's kinds as cases;
 //! - [`reporter`]: what is printed as the run goes, through a [`Reporter`];
 //! - the verdict and the files that carry it are [`crate::report`]'s.
@@ -16,6 +18,7 @@
 pub mod case;
 pub mod plan;
 pub mod pool;
+pub mod probe;
 pub mod properties;
 pub mod reporter;
 pub mod select;
@@ -31,7 +34,7 @@ pub use crate::partition::Partition;
 use crate::record::{CaseRecord, Counts};
 use crate::report::{self, Footer, Header, PropertiesSummary, RunIdentity, Status};
 
-pub use case::run_case;
+pub use case::{run_case, run_case_with};
 pub use plan::{load_corpus, Plan};
 pub use reporter::{Format, Printer, Reporter};
 pub use select::{LevelSelect, Selection};
@@ -238,7 +241,15 @@ pub fn run(opts: &Options, reporter: &mut dyn Reporter) -> Result<RunOutcome, Ru
         &opening(&info, plan.cases.len(), opts, impls.len()),
     );
     let started = Instant::now();
-    let mut ran = pool::run_cases(impls, plan.cases, &plan.skips, opts.fail_fast, reporter)?;
+    let probes = std::sync::Arc::new(probe::Probes::default());
+    let mut ran = pool::run_cases(
+        impls,
+        plan.cases,
+        &plan.skips,
+        opts.fail_fast,
+        &probes,
+        reporter,
+    )?;
     reporter.corpus_done();
     let mut records = std::mem::take(&mut ran.records);
     let mut properties = None;
@@ -247,7 +258,7 @@ pub fn run(opts: &Options, reporter: &mut dyn Reporter) -> Result<RunOutcome, Ru
     if plan.properties && !ran.stopped_early {
         reporter.properties_start(opts.properties);
         let mut phase_error = None;
-        match properties::run_phase(ran.first.as_mut(), opts, &plan.skips) {
+        match properties::run_phase(ran.first.as_mut(), opts, &plan.skips, &probes) {
             Ok(phase) => {
                 for r in &phase.records {
                     reporter.case(r);
@@ -277,6 +288,7 @@ pub fn run(opts: &Options, reporter: &mut dyn Reporter) -> Result<RunOutcome, Ru
         notes.push(note);
     }
     notes.extend(phase_notes);
+    notes.extend(probes.note());
     Ok(RunOutcome {
         header,
         records,

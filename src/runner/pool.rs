@@ -5,7 +5,8 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 
-use super::case::run_case;
+use super::case::run_case_with;
+use super::probe::Probes;
 use super::reporter::Reporter;
 use super::skiplist::{settle, SkipList};
 use super::{Options, RunError};
@@ -69,12 +70,14 @@ pub struct Ran {
 }
 
 /// Run `cases` on `impls` (one worker thread each); with `fail_fast`, stop taking cases
-/// after the first failed or errored one.
+/// after the first failed or errored one. Fingerprint failures are looked into within
+/// `probes`, admitted in corpus order.
 pub fn run_cases(
     impls: Vec<Box<dyn Implementation>>,
     cases: Vec<Case>,
     skips: &SkipList,
     fail_fast: bool,
+    probes: &Arc<Probes>,
     reporter: &mut dyn Reporter,
 ) -> Result<Ran, RunError> {
     let cases = Arc::new(cases);
@@ -84,11 +87,12 @@ pub fn run_cases(
     let mut handles = Vec::new();
     for mut imp in impls {
         let (cases, next, stop, tx) = (cases.clone(), next.clone(), stop.clone(), tx.clone());
+        let probes = probes.clone();
         handles.push(std::thread::spawn(move || {
             while !stop.load(Ordering::SeqCst) {
                 let i = next.fetch_add(1, Ordering::SeqCst);
                 let Some(case) = cases.get(i) else { break };
-                let rec = run_case(imp.as_mut(), case);
+                let rec = run_case_with(imp.as_mut(), case, &probes);
                 if fail_fast && rec.outcome.is_bad() {
                     stop.store(true, Ordering::SeqCst);
                 }
@@ -110,7 +114,8 @@ pub fn run_cases(
             stopped_early = true;
         }
         slots[i] = Some(rec);
-        while let Some(Some(r)) = slots.get(printed) {
+        while let Some(Some(r)) = slots.get_mut(printed) {
+            probes.admit(r);
             reporter.case(r);
             printed += 1;
         }
@@ -124,7 +129,8 @@ pub fn run_cases(
     for h in handles {
         drop(h.join()); // ends those adapters
     }
-    for r in slots[printed..].iter().flatten() {
+    for r in slots[printed..].iter_mut().flatten() {
+        probes.admit(r);
         reporter.case(r);
     }
     let not_run = slots.iter().filter(|s| s.is_none()).count();

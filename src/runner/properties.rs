@@ -2,7 +2,8 @@
 //! implementation offers, and each distinct kind of differential disagreement turned
 //! into a case record (`properties/<op>/<8 hex>`) counted like any other case.
 
-use super::case::run_case;
+use super::case::run_case_with;
+use super::probe::Probes;
 use super::skiplist::SkipList;
 use super::Options;
 use crate::adapter::{ImplInfo, Implementation};
@@ -31,6 +32,7 @@ pub fn run_phase(
     imp: &mut dyn Implementation,
     opts: &Options,
     skips: &SkipList,
+    probes: &Probes,
 ) -> Result<Phase, String> {
     if let Some(why) = not_comparable(imp.info()) {
         let summary = PropertiesSummary {
@@ -59,7 +61,7 @@ pub fn run_phase(
     )?;
     let errors = out.errors.clone();
     let kept = out.kept.clone();
-    let (records, summary) = convert(imp, out, skips);
+    let (records, summary) = convert(imp, out, skips, probes);
     let notes = match kept {
         Some(Ok(dir)) => vec![format!(
             "the counterexample of each properties/... kind is kept in {} (`journal-conformance show ID` shows it)",
@@ -97,6 +99,7 @@ pub fn convert(
     imp: &mut dyn Implementation,
     out: crate::differential::DiffReport,
     skips: &SkipList,
+    probes: &Probes,
 ) -> (Vec<CaseRecord>, PropertiesSummary) {
     let mut summary = PropertiesSummary {
         cases: u64::from(out.generated),
@@ -118,7 +121,7 @@ pub fn convert(
     let mut records = Vec::new();
     for k in out.kinds {
         let case = &k.counterexample;
-        let mut rec = run_case(imp, case);
+        let mut rec = run_case_with(imp, case, probes);
         rec.id = k.id.clone();
         rec.group = format!("{PROPERTIES}/{}", k.op);
         rec.rules = vec![k.rule.id().to_owned()];
@@ -157,6 +160,7 @@ pub fn convert(
                 rec.message
             );
         }
+        let bytes = std::mem::take(&mut rec.extra);
         rec.extra = vec![
             ("rule".into(), Value::from(k.rule.id())),
             (
@@ -179,6 +183,8 @@ pub fn convert(
                 ),
             ),
         ];
+        rec.extra.extend(bytes);
+        probes.admit(&mut rec);
         records.push(rec);
     }
     if out.errored > 0 {
