@@ -376,7 +376,9 @@ fn failed_ids(lines: &[Value]) -> std::collections::BTreeSet<String> {
 /// newlines and `str.splitlines()` (U+2028, U+0085, `\v`, `\f`, `\x1c`..`\x1e`, `\r` end a
 /// line: W-LINE-1 says only `\n` does). That one decision is one row of the table: the
 /// same port with a reader that splits on `\n` only (`--lf-reader`, nothing else changed)
-/// fails a subset of the cases, and its table is the seed's less exactly one row.
+/// fails a subset of the cases, and its table is the seed's less exactly one row. (Not
+/// every failure of the reader is in that row: those that share a signature with another
+/// decision count in its row, READER_ABSORBED_BY below.)
 #[test]
 fn the_seed_style_reader_is_one_decision() {
     let seed = python_adapter("seed_adapter.py");
@@ -401,14 +403,41 @@ fn the_seed_style_reader_is_one_decision() {
     assert!(new.is_empty(), "{new:?}");
     assert_eq!(rows.len(), rows_lf.len() + 1);
     // The row names the journal operations only (canonical reads one JSON text).
-    let footer = lines.last().unwrap();
-    let row = footer
+    let fixed = fixed_by_rule(&lines);
+    let row = &fixed[&gone[0].0];
+    assert!(row.1.ends_with("(journal)"), "{}", row.1);
+
+    // Where the reader's other failures go: the rows whose counts change. Its cases that
+    // expect `invalid_json` for a line holding U+2028, `\v`, ... (`misses `invalid_json``,
+    // named W-LINE-1 / W-JSON-1 first and C-SYNTAX-1 as the code's rule) join the
+    // C-SYNTAX-1 row of its json.loads accepting NaN, which has the same signature: the
+    // cover cannot tell the two apart (see MERGED_PY). Remove it from READER_ABSORBED_BY
+    // when it can.
+    const READER_ABSORBED_BY: &[&str] = &["C-SYNTAX-1"];
+    let fixed_lf = fixed_by_rule(&lines_lf);
+    let changed: Vec<&str> = fixed_lf
+        .iter()
+        .filter(|(r, (n, _))| fixed[*r].0 != *n)
+        .map(|(r, _)| r.as_str())
+        .collect();
+    assert_eq!(changed, READER_ABSORBED_BY, "{out}\n{out_lf}");
+    let absorbed: usize = changed.iter().map(|r| fixed[*r].0 - fixed_lf[*r].0).sum();
+    assert_eq!(row.0 + absorbed, reader.len(), "{out}\n{out_lf}");
+}
+
+/// Rule → (fixed cases, cause) of the footer's decisions.
+fn fixed_by_rule(lines: &[Value]) -> std::collections::BTreeMap<String, (usize, String)> {
+    lines
+        .last()
+        .unwrap()
         .get("decisions")
         .and_then(Value::as_array)
         .unwrap()
         .iter()
-        .find(|d| d.get("rule").and_then(Value::as_str) == Some(gone[0].0.as_str()))
-        .unwrap();
-    let cause = row.get("cause").and_then(Value::as_str).unwrap();
-    assert!(cause.ends_with("(journal)"), "{cause}");
+        .map(|d| {
+            let s = |k: &str| d.get(k).and_then(Value::as_str).unwrap().to_owned();
+            let n = d.get("fixed_cases").and_then(Value::as_i64).unwrap() as usize;
+            (s("rule"), (n, s("cause")))
+        })
+        .collect()
 }

@@ -12,6 +12,9 @@ compares the two runs to find the rows of that one decision.
 import os
 import sys
 
+# No __pycache__ in conformance/: build.rs watches that directory (a new file there would
+# rebuild the kit).
+sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, os.path.join(ROOT, "conformance", "tools"))
