@@ -252,18 +252,10 @@ const DELIBERATE_PY: &[(&str, &str, &str)] = &[
     ),
     (
         "W-BLANK-1",
-        "misses `invalid_json`",
+        "rejects with `blank_line`",
         "line.strip() counts \\f, \\v, U+00A0, U+2028 ... as blank",
     ),
 ];
-
-/// Deliberate differences that X-DECIDE-1's cover does not give a row of their own today,
-/// with the row that explains their failures instead: (rule, explained by). W-BLANK-1's
-/// cases (`\f` on a line: `invalid_json` due, `blank_line` came) must name C-SYNTAX-1, the
-/// rule of `invalid_json` (tests/corpus.rs), and have the signature `misses
-/// `invalid_json`` of the NaN cases, so the candidate (C-SYNTAX-1, misses `invalid_json`)
-/// covers both and wins the cover. Remove the entry when the cover tells them apart.
-const MERGED_PY: &[(&str, &str)] = &[("W-BLANK-1", "C-SYNTAX-1")];
 
 fn python_adapter(file: &str) -> String {
     format!(
@@ -272,11 +264,10 @@ fn python_adapter(file: &str) -> String {
     )
 }
 
-/// `(rule, what)` of each difference written down in `list`, less those merged away.
-fn want_rows(list: &[(&str, &str, &str)], merged: &[(&str, &str)]) -> Vec<(String, String)> {
+/// `(rule, what)` of each difference written down in `list`.
+fn want_rows(list: &[(&str, &str, &str)]) -> Vec<(String, String)> {
     let mut want: Vec<(String, String)> = list
         .iter()
-        .filter(|(r, _, _)| !merged.iter().any(|(m, _)| m == r))
         .map(|(r, w, _)| ((*r).to_owned(), (*w).to_owned()))
         .collect();
     want.sort();
@@ -300,9 +291,6 @@ fn the_naive_python_port_lists_its_differences() {
     let mut here: Vec<&str> = DELIBERATE_PY.iter().map(|(r, _, _)| *r).collect();
     here.sort();
     assert_eq!(listed, here);
-    for (m, by) in MERGED_PY {
-        assert!(here.contains(m) && here.contains(by), "{m} {by}");
-    }
 }
 
 #[test]
@@ -312,7 +300,7 @@ fn the_naive_python_port_gives_one_decision_per_difference() {
     assert_eq!(code, 1, "{out}");
     let mut got = decisions(&lines);
     got.sort();
-    let want = want_rows(DELIBERATE_PY, MERGED_PY);
+    let want = want_rows(DELIBERATE_PY);
     assert_eq!(got, want, "{out}");
     let failed = lines
         .iter()
@@ -411,8 +399,8 @@ fn the_seed_style_reader_is_one_decision() {
     // expect `invalid_json` for a line holding U+2028, `\v`, ... (`misses `invalid_json``,
     // named W-LINE-1 / W-JSON-1 first and C-SYNTAX-1 as the code's rule) join the
     // C-SYNTAX-1 row of its json.loads accepting NaN, which has the same signature: the
-    // cover cannot tell the two apart (see MERGED_PY). Remove it from READER_ABSORBED_BY
-    // when it can.
+    // cover cannot tell the two apart (the reader's split gives valid events, a result
+    // where an error was due, as NaN does). Remove it from READER_ABSORBED_BY when it can.
     const READER_ABSORBED_BY: &[&str] = &["C-SYNTAX-1"];
     let fixed_lf = fixed_by_rule(&lines_lf);
     let changed: Vec<&str> = fixed_lf
