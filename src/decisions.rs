@@ -8,7 +8,9 @@
 //! - a missing error (`wrong_error_code`, `result_instead_of_error`): the code that was
 //!   due, `misses `duplicate_key`` (whatever came instead: in the precedence tables the
 //!   same missed code comes with many other codes);
-//! - an error where a result was due: `rejects with `invalid_branch_id``;
+//! - an error where a result was due: `rejects with `invalid_branch_id``; so too, in a
+//!   journal, an error reported before the expected one (an earlier line, or an earlier
+//!   check of J-ORDER-1 on its line): that check fired on something valid;
 //! - a wrong value (`wrong value`; the rule, attributed by member, tells which);
 //! - a wrong location: `location of `invalid_json`: line`;
 //! - `adapter fault`, and `unexpected pass` (a stale skip-list entry).
@@ -90,6 +92,45 @@ fn code(v: &Value) -> Option<String> {
     }
 }
 
+/// Where J-ORDER-1 places a journal code's check within one line (1 the wire checks
+/// ... 5 the journal invariants, in their order); `None` for the codes of no line
+/// (`empty_journal`, the operation's own checks).
+fn stage(code: &str) -> Option<u8> {
+    Some(match code {
+        "unexpected_bom" => 0,
+        "invalid_utf8" => 1,
+        "blank_line" => 2,
+        // The JSON rules: the first problem in text order, one stage.
+        "invalid_json"
+        | "duplicate_key"
+        | "lone_surrogate"
+        | "number_out_of_range"
+        | "nesting_too_deep" => 3,
+        "malformed_event" => 4,
+        "profile_violation" => 5,
+        "invalid_payload" => 6,
+        "sequence_gap" => 7,
+        "mixed_session" => 8,
+        "mixed_run" => 9,
+        "duplicate_event_id" => 10,
+        "unknown_parent" => 11,
+        _ => return None,
+    })
+}
+
+/// Whether an error came from a check that fired where it must not: the expected error
+/// is the FIRST of the journal (J-ORDER-1), so one reported on an earlier line, or on
+/// its line by a check J-ORDER-1 runs before it, is a check firing on what is valid
+/// (a line of `\f` called blank), not the expected check missing. Checks in the wrong
+/// order, or a missing check, report LATER (`misses`). Unknown without both lines.
+fn fired_early(expected: &Value, actual: &Value) -> bool {
+    let at = |v: &Value| {
+        let e = v.get("error")?;
+        Some((e.get("line")?.as_i64()?, stage(e.get("code")?.as_str()?)?))
+    };
+    matches!((at(expected), at(actual)), (Some(e), Some(a)) if a < e)
+}
+
 /// `/result/tool_results/3/x` → `/result/tool_results`.
 fn pointer_shape(p: &str) -> String {
     let parts: Vec<&str> = p
@@ -129,6 +170,11 @@ pub fn signature(r: &CaseRecord) -> (String, String, Option<String>) {
     let what = match (r.cause, check) {
         (Some(Cause::UnexpectedPass), _) => "unexpected pass (a stale skip-list entry)".into(),
         (Some(Cause::AdapterFault), _) | (None, _) => "adapter fault".into(),
+        (Some(Cause::WrongErrorCode), Some(c))
+            if class(&op) == "journal" && fired_early(&c.expected, &c.actual) =>
+        {
+            format!("rejects with `{}`", code(&c.actual).unwrap_or_default())
+        }
         (Some(Cause::WrongErrorCode | Cause::ResultInsteadOfError), Some(c)) => {
             format!("misses `{}`", code(&c.expected).unwrap_or_default())
         }
@@ -460,5 +506,104 @@ mod tests {
             "/result/tool_results"
         );
         assert_eq!(pointer_shape("/error/line"), "/error");
+    }
+
+    /// An error reported before the expected one (J-ORDER-1) is a check firing on what is
+    /// valid, `rejects with`; one reported after it, or at the same place by a JSON rule
+    /// of the same stage, is the expected check missing. So a blank test that calls a
+    /// line of `\f` blank is its own decision, not the JSON parser's.
+    #[test]
+    fn an_error_before_the_expected_one_is_a_check_that_fired() {
+        let err = |c: &str, line: u32| format!(r#"{{"error":{{"code":"{c}","line":{line}}}}}"#);
+        let sig = |rules: &[&str], expected: &str, actual: &str| {
+            signature(&rec(
+                "journal/x",
+                rules,
+                Cause::WrongErrorCode,
+                expected,
+                actual,
+            ))
+            .1
+        };
+        let blank = ["W-BLANK-1", "W-LINE-1", "C-SYNTAX-1"];
+        assert_eq!(
+            sig(&blank, &err("invalid_json", 2), &err("blank_line", 2)),
+            "rejects with `blank_line`"
+        );
+        assert_eq!(
+            sig(&blank, &err("invalid_json", 2), &err("malformed_event", 1)),
+            "rejects with `malformed_event`"
+        );
+        let order = ["J-ORDER-1", "C-NUM-6", "W-BLANK-1"];
+        assert_eq!(
+            sig(
+                &order,
+                &err("number_out_of_range", 1),
+                &err("blank_line", 2)
+            ),
+            "misses `number_out_of_range`"
+        );
+        assert_eq!(
+            sig(&order, &err("invalid_payload", 1), &err("sequence_gap", 1)),
+            "misses `invalid_payload`"
+        );
+        assert_eq!(
+            sig(
+                &["C-STR-3"],
+                &err("lone_surrogate", 1),
+                &err("invalid_json", 1)
+            ),
+            "misses `lone_surrogate`"
+        );
+        // Without both lines, nothing is known about where it fired.
+        assert_eq!(
+            sig(
+                &blank,
+                r#"{"error":{"code":"invalid_json"}}"#,
+                &err("blank_line", 2)
+            ),
+            "misses `invalid_json`"
+        );
+        // The cover: the NaN parser and the blank test are two decisions.
+        let recs = vec![
+            rec(
+                "journal/nan",
+                &["C-SYNTAX-1"],
+                Cause::ResultInsteadOfError,
+                &err("invalid_json", 1),
+                r#"{"result":{"event_count":1}}"#,
+            ),
+            rec(
+                "journal/ff",
+                &blank,
+                Cause::WrongErrorCode,
+                &err("invalid_json", 2),
+                &err("blank_line", 2),
+            ),
+            rec(
+                "journal/vt",
+                &blank,
+                Cause::WrongErrorCode,
+                &err("invalid_json", 2),
+                &err("blank_line", 2),
+            ),
+        ];
+        let rows: Vec<(String, String)> = decide(&recs)
+            .into_iter()
+            .map(|d| (d.rule, d.cause))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                (
+                    "W-BLANK-1".to_owned(),
+                    "rejects with `blank_line` (journal)".to_owned()
+                ),
+                (
+                    "C-SYNTAX-1".to_owned(),
+                    "misses `invalid_json` (journal)".to_owned()
+                ),
+            ]
+        );
     }
 }
