@@ -1,6 +1,6 @@
 //! `journal-conformance scale` (SPEC.md section 17, Q-SCALE-1, Q-SCALE-2): an adapter that
 //! is right on every answer but quadratic in `validate` (tests/fakes/slow_adapter.py sleeps
-//! n*n*1e-7 s here, so its growth is exact on a loaded machine) is a finding on exactly the
+//! n*n*1e-8 s here, so its growth is exact on a loaded machine) is a finding on exactly the
 //! validate shapes whose line count grows; the reference behind `serve` is not; bad
 //! arguments are usage errors.
 
@@ -8,12 +8,14 @@ mod support;
 
 use support::{bin, jc, root, text};
 
-/// The fake at n*n*1e-7 s: at the sizes below (200, 800, 3200) the sleep is 4 ms, 64 ms
-/// and 1 s, so the quadratic dominates the proxy's fixed costs even in a debug build under
-/// load (at 4e-8 and n = 250 a debug run read n^1.70 against a reference of n^1.20).
+/// The fake at n*n*1e-8 s: at the sizes below (500, 2000, 8000) the sleep is 2.5 ms, 40 ms
+/// and 0.64 s (at n = 200 the reference's own times, 0.3 to 19 ms, were so small that load
+/// read them as n^1.47 and the margin was missed by 0.01), so the quadratic dominates the
+/// proxy's fixed costs and the reference's times are large enough to measure under load
+/// (one run: the fake n^1.89, the reference n^1.09 on the chain and n^1.01 on the fan).
 fn slow() -> String {
     format!(
-        "python3 {} {} 1e-7",
+        "python3 {} {} 1e-8",
         root().join("tests/fakes/slow_adapter.py").display(),
         bin()
     )
@@ -28,7 +30,7 @@ fn a_quadratic_validate_is_a_finding_and_only_it() {
             "--adapter",
             &adapter,
             "--n",
-            "200",
+            "500",
             "--ops",
             "validate,fingerprint",
             "--json",
@@ -61,7 +63,7 @@ fn a_quadratic_validate_is_a_finding_and_only_it() {
         .iter()
         .find(|r| r["op"] == "validate" && r["shape"] == "chain")
         .unwrap();
-    assert_eq!(chain["sizes"], serde_json::json!([200, 800, 3200]));
+    assert_eq!(chain["sizes"], serde_json::json!([500, 2000, 8000]));
     assert!(chain["adapter_exponent"].as_f64().unwrap() > 1.5, "{chain}");
 }
 
@@ -74,7 +76,7 @@ fn the_text_names_the_finding_and_the_verdict() {
             "--adapter",
             &adapter,
             "--n",
-            "200",
+            "500",
             "--ops",
             "validate",
         ],
