@@ -196,6 +196,8 @@ impl Implementation for Persistent {
             Ok(l) => l,
             Err(e) => return self.fault(e),
         };
+        // What the adapter wrote to stderr before its answer belongs to this request.
+        self.tail.catch_up(Duration::from_secs(1));
         match parse_run_reply_within(&line, id, self.limits.max_reply_values) {
             Reply::Fault(m) => self.fault(m),
             r => r,

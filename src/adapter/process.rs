@@ -361,26 +361,88 @@ pub fn describe_exit(status: ExitStatus) -> String {
 }
 
 /// Keeps the tail of a child's stderr, drained by a thread (memory: [`STDERR_TAIL`]).
-#[derive(Clone, Default)]
-pub(crate) struct StderrTail(Arc<Mutex<VecDeque<u8>>>, Arc<std::sync::atomic::AtomicBool>);
+///
+/// The third member is the drain's read lock, holding the pipe's descriptor while it is
+/// open (`-1` after): the thread waits for bytes without it, then reads and keeps them
+/// holding it, so [`StderrTail::catch_up`], which looks at the pipe holding it, sees
+/// either bytes not yet read or a tail that already has them, never bytes in between.
+#[derive(Clone)]
+pub(crate) struct StderrTail(
+    Arc<Mutex<VecDeque<u8>>>,
+    Arc<std::sync::atomic::AtomicBool>,
+    Arc<Mutex<i32>>,
+);
+
+impl Default for StderrTail {
+    fn default() -> Self {
+        StderrTail(Arc::default(), Arc::default(), Arc::new(Mutex::new(-1)))
+    }
+}
+
+/// Whether `fd` has bytes to read now (or is at its end: then a read returns 0).
+fn readable(fd: i32, timeout_ms: i32) -> bool {
+    let mut p = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd; `fd` stays open while the caller holds the read lock
+    // or owns the pipe.
+    let n = unsafe { libc::poll(&mut p, 1, timeout_ms) };
+    n > 0 && p.revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0
+}
 
 impl StderrTail {
-    pub(crate) fn drain(&self, mut r: impl Read + Send + 'static) {
+    pub(crate) fn drain(&self, mut r: std::process::ChildStderr) {
+        use std::os::fd::AsRawFd;
         let tail = self.0.clone();
         let closed = self.1.clone();
+        let lock = self.2.clone();
+        let fd = r.as_raw_fd();
+        *lock.lock().unwrap_or_else(|p| p.into_inner()) = fd;
         std::thread::spawn(move || {
             let mut buf = [0u8; 4096];
-            while let Ok(n) = r.read(&mut buf) {
-                if n == 0 {
-                    break;
+            loop {
+                if !readable(fd, -1) {
+                    // Interrupted (EINTR): wait again.
+                    continue;
                 }
+                let mut held = lock.lock().unwrap_or_else(|p| p.into_inner());
+                let n = match r.read(&mut buf) {
+                    Ok(n) if n > 0 => n,
+                    _ => {
+                        *held = -1;
+                        break;
+                    }
+                };
                 let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
                 t.extend(&buf[..n]);
                 let excess = t.len().saturating_sub(STDERR_TAIL);
                 t.drain(..excess);
+                drop(t);
+                drop(held);
             }
             closed.store(true, std::sync::atomic::Ordering::SeqCst);
         });
+    }
+
+    /// Wait (at most `max`) until the tail holds every byte the child had written to
+    /// stderr when this is called: an adapter that logs a request before answering it
+    /// has its lines in that request's tail, however late the drain thread runs.
+    pub(crate) fn catch_up(&self, max: Duration) {
+        let end = Instant::now() + max;
+        loop {
+            {
+                let held = self.2.lock().unwrap_or_else(|p| p.into_inner());
+                if *held < 0 || !readable(*held, 0) {
+                    return;
+                }
+            }
+            if Instant::now() >= end {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
     }
 
     /// After the child is gone, give the drain thread a moment to read the last bytes.
