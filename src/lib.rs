@@ -43,6 +43,7 @@
 //! | [`explain`] | failures rendered: rule titles, causes, pointers, inputs, the by-rule table |
 //! | [`adapter`] | the adapter protocol: the trait, typed messages, supervision, persistent and one-shot adapters, the reference, `serve` (A-*) |
 //! | [`differential`] | the differential phase: trials, attribution, shrinking, counterexamples (D-*) |
+//! | [`campaign`] | fuzz campaigns: corpus replay, generated and mutated inputs, behaviour signatures, kept corpus, findings shrunk and written as vectors (FZ-*) |
 //! | [`report`] | the verdict of a run and its files: the JSON-lines report, JUnit, `summary` (X-*) |
 //! | [`html`] | the results page (`summary --html`) |
 //! | [`runner`] | planning, running and reporting a run (and looking into fingerprint failures, `runner::probe`); returns it as data |
@@ -64,6 +65,7 @@
 
 pub mod adapter;
 pub mod branch;
+pub mod campaign;
 pub mod canonical;
 pub mod decisions;
 pub mod differential;

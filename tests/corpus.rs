@@ -94,6 +94,14 @@ fn embedded_corpus_equals_the_directory() {
 /// (tests/store.rs, tests/store_crash.rs), or a special file (S-FILE-1:
 /// tests/hostile_inputs.rs; `store_apply` runs on scratch files).
 const NOT_VECTOR_RULES: &[&str] = &[
+    // Fuzz campaigns (13.7): tests/campaign.rs and the campaign module's unit tests.
+    "FZ-CAMP-1",
+    "FZ-MUT-1",
+    "FZ-SIG-1",
+    "FZ-CORPUS-1",
+    "FZ-FIND-1",
+    "FZ-SHRINK-1",
+    "FZ-PROG-1",
     "Q-SCALE-1",
     "Q-SCALE-2",
     "K-IGNORE-1",

@@ -36,6 +36,7 @@ fn opts<'a>(cases: u32, seed: u64, known: &'a BTreeSet<String>) -> DiffOptions<'
         known_rules: known,
         counterexamples: None,
         max_shrunk_kinds: 16,
+        found_by: "the differential phase",
     }
 }
 

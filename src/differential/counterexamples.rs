@@ -21,7 +21,7 @@ fn short_id(op: &Operation, input: &[u8]) -> String {
 }
 
 /// The fallback rule of a vector whose disagreement names none: the operation's.
-fn op_rule(op: &Operation) -> Rule {
+pub(crate) fn op_rule(op: &Operation) -> Rule {
     match op {
         Operation::Canonical => id::O_CANON_1,
         Operation::TreeInspect | Operation::TreeApply { .. } => id::T_OPS_1,
@@ -41,7 +41,13 @@ pub fn make_kind(implementation: &str, opts: &DiffOptions, f: Found, shrunk: boo
     let rule = d.rule.unwrap_or_else(|| op_rule(&t.op));
     let known = is_known(opts.known_rules, &op, rule);
     let description = format!(
-        "Found by the differential phase against {implementation} (generated case {}, seed {}{}), from {}: {} ({}): {}",
+        "Found by {} against {implementation} ({} {}, seed {}{}), from {}: {} ({}): {}",
+        opts.found_by,
+        if opts.found_by.contains("fuzz") {
+            "execution"
+        } else {
+            "generated case"
+        },
         f.first_case,
         opts.seed,
         if shrunk { ", shrunk" } else { ", not shrunk" },

@@ -56,6 +56,9 @@ pub struct DiffOptions<'a> {
     pub counterexamples: Option<&'a Path>,
     /// Cap on kinds shrunk (the others are reported with their first, unshrunk case).
     pub max_shrunk_kinds: usize,
+    /// What found the kinds, for their counterexamples' descriptions: "the differential
+    /// phase" or "a fuzz campaign".
+    pub found_by: &'a str,
 }
 
 /// What the phase found.
@@ -118,7 +121,7 @@ pub struct Found {
     pub trial: Trial,
     pub want: Expect,
     pub found: Disagreement,
-    tree: Option<TrialTree>,
+    pub(crate) tree: Option<TrialTree>,
 }
 
 fn note(report: &mut DiffReport, op: &str, why: String) {

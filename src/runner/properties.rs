@@ -57,6 +57,7 @@ pub fn run_phase(
             known_rules: &skips.known_set(),
             counterexamples: opts.counterexamples.as_deref(),
             max_shrunk_kinds: 16,
+            found_by: "the differential phase",
         },
     )?;
     let errors = out.errors.clone();

@@ -11,10 +11,16 @@ breaks (tests/decisions.rs lists the same, and checks the kit finds exactly thes
 - C-NUM-3     Python's 4300-digit limit raises ValueError: read as `invalid_json`
 - C-SYNTAX-1  json.loads accepts NaN, Infinity and -Infinity
 - W-BLANK-1   a line is blank when line.strip() is empty (\\f, \\v, U+00A0, U+2028 ... too)
+
+A planted fault for testing the kit (tests/campaign.rs): with NAIVE_JOURNAL_PLANT=until-off-by-one
+in the environment, `until` selects the events BEFORE sequence N, not up to it (R-SEL-1).
 """
 
 import hashlib
 import json
+import os
+
+PLANT = os.environ.get("NAIVE_JOURNAL_PLANT", "")
 
 
 class JournalError(Exception):
@@ -115,6 +121,8 @@ def _select(events, n):
         return events
     if not 0 <= n < len(events):
         raise JournalError("sequence_out_of_range", sequence=n if -(2**63) <= n < 2**63 else None)
+    if PLANT == "until-off-by-one":
+        return events[:n]
     return events[: n + 1]
 
 

@@ -53,6 +53,10 @@ pub enum Command {
     /// fan, one huge line, ...) at n, 4n, 16n through an adapter and the reference, and
     /// report where the adapter's time grows faster (SPEC.md section 17). Exit 1 on a finding.
     Scale(crate::commands::scale::ScaleArgs),
+    /// A fuzz campaign against an adapter, the reference as the oracle: the corpus replayed,
+    /// then generated and mutated inputs until --runs or --duration; a disagreement, crash or
+    /// hang is a finding, shrunk and written as a vector (SPEC.md 13.7). Exit 1 on a finding.
+    Fuzz(Box<crate::commands::fuzz::FuzzArgs>),
     /// Speak adapter protocol 1 on stdin/stdout with the reference implementation.
     Serve,
     /// Print a markdown (or --json) table of several `test --report` files side by side;
@@ -100,6 +104,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Canonical(args) => crate::commands::canonical::run(args),
         Command::Test(t) => crate::commands::test::run(*t),
         Command::Scale(args) => crate::commands::scale::run(args),
+        Command::Fuzz(args) => crate::commands::fuzz::run(*args),
         Command::Serve => crate::commands::serve::run(),
         Command::Summary(args) => crate::commands::summary::run(args),
         Command::Tree { action } => crate::commands::tree::run(action),

@@ -8,6 +8,7 @@ pub mod branch;
 pub mod canonical;
 pub mod checkpoint;
 pub mod fingerprint;
+pub mod fuzz;
 pub mod generate;
 pub mod golden;
 pub mod recover;
