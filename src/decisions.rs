@@ -170,6 +170,7 @@ pub fn signature(r: &CaseRecord) -> (String, String, Option<String>) {
     let what = match (r.cause, check) {
         (Some(Cause::UnexpectedPass), _) => "unexpected pass (a stale skip-list entry)".into(),
         (Some(Cause::AdapterFault), _) | (None, _) => "adapter fault".into(),
+        (Some(Cause::Superlinear), _) => "time grows faster than the reference's".into(),
         (Some(Cause::WrongErrorCode), Some(c))
             if class(&op) == "journal" && fired_early(&c.expected, &c.actual) =>
         {

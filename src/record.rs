@@ -360,6 +360,11 @@ impl CaseRecord {
         is_differential_id(&self.id)
     }
 
+    /// Whether the record is a shape of the scale phase (`scale/...`, Q-SCALE-3).
+    pub fn is_scale(&self) -> bool {
+        self.id.starts_with("scale/") && self.tags.iter().any(|t| t == "scale")
+    }
+
     /// Why a skipped case was not asked at all, when it is because the implementation
     /// does not offer its operations or profile: `"operation not offered: canonical"`
     /// (the distinct reasons of its checks, joined by `; `). `None` for every other case

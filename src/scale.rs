@@ -203,18 +203,20 @@ pub fn shapes() -> Vec<Shape> {
 }
 
 /// The time of one request: the least of at least 3 runs (up to `max_runs` while they add
-/// up to less than 200 ms), because on a loaded machine noise only ever adds time. `Err`
-/// when the implementation did not answer (a fault: crash, hang, timeout) or answered
-/// `unsupported`.
+/// up to less than 200 ms), because on a loaded machine noise only ever adds time; and the
+/// least peak memory of those runs when the implementation knows it (one-shot adapters,
+/// [`Implementation::peak_memory`]). `Err` when the implementation did not answer (a
+/// fault: crash, hang, timeout) or answered `unsupported`.
 pub fn time_request(
     imp: &mut dyn Implementation,
     op: &Operation,
     profile: Profile,
     input: &[u8],
     max_runs: u32,
-) -> Result<Duration, String> {
+) -> Result<(Duration, Option<u64>), String> {
     let mut total = Duration::ZERO;
     let mut least = Duration::MAX;
+    let mut memory: Option<u64> = None;
     let mut runs = 0u32;
     while runs < 3 || (runs < max_runs && total < Duration::from_millis(200)) {
         let t = Instant::now();
@@ -222,6 +224,9 @@ pub fn time_request(
         let took = t.elapsed();
         total += took;
         least = least.min(took);
+        if let Some(m) = imp.peak_memory() {
+            memory = Some(memory.map_or(m, |x| x.min(m)));
+        }
         runs += 1;
         match reply {
             Reply::Answer(crate::verdict::Answer::Result(_)) => {}
@@ -234,7 +239,7 @@ pub fn time_request(
             Reply::Fault(f) => return Err(f),
         }
     }
-    Ok(least)
+    Ok((least, memory))
 }
 
 /// The growth exponent from size `n1` (time `t1`) to `n2` (`t2`): `log(t2/t1) / log(n2/n1)`.
@@ -254,6 +259,9 @@ pub struct Row {
     pub sizes: Vec<usize>,
     pub adapter: Vec<Duration>,
     pub reference: Vec<Duration>,
+    /// The adapter's peak resident memory in bytes at each size (one-shot adapters only;
+    /// empty when it is not known). Reported, not judged.
+    pub memory: Vec<u64>,
     /// Why measuring stopped early, if it did (a fault, the per-request timeout, the budget).
     pub stopped: Option<String>,
     pub verdict: Verdict,
@@ -304,6 +312,35 @@ pub fn judge(sizes: &[usize], adapter: &[Duration], reference: &[Duration]) -> V
 }
 
 impl Row {
+    /// `; peak memory 21.0, 24.1, 37.9 MB (n^0.2 from n to 16n)` when it was measured.
+    fn memory_text(&self) -> String {
+        if self.memory.len() != self.sizes.len() || self.memory.is_empty() {
+            return String::new();
+        }
+        let mb: Vec<String> = self
+            .memory
+            .iter()
+            .map(|&m| format!("{:.1}", m as f64 / 1e6))
+            .collect();
+        let growth = match self.memory_exponent() {
+            Some(e) => format!(
+                " (n^{e:.1} from n to {}n)",
+                self.sizes[self.sizes.len() - 1] / self.sizes[0]
+            ),
+            None => String::new(),
+        };
+        format!("; peak memory {} MB{growth}", mb.join(", "))
+    }
+
+    /// The growth exponent of the peak memory from the first size to the last.
+    pub fn memory_exponent(&self) -> Option<f64> {
+        let k = self.memory.len().min(self.sizes.len());
+        (k >= 2 && self.memory[0] > 0).then(|| {
+            (self.memory[k - 1] as f64 / self.memory[0] as f64).ln()
+                / (self.sizes[k - 1] as f64 / self.sizes[0] as f64).ln()
+        })
+    }
+
     /// The one-line finding or result, e.g. `tree_inspect (yoagent-0.26) on a chain grows as
     /// n^2.0 (reference n^1.0)`.
     pub fn line(&self) -> String {
@@ -330,6 +367,7 @@ impl Row {
             .stopped
             .as_ref()
             .map_or(String::new(), |s| format!("; stopped: {s}"));
+        let stopped = format!("{}{stopped}", self.memory_text());
         match &self.verdict {
             Verdict::Superlinear { adapter, reference } => format!(
                 "FINDING {what} grows as n^{adapter:.1} (reference n^{reference:.1}) [{times}]{stopped}"
@@ -378,6 +416,7 @@ pub fn measure(
             sizes: Vec::new(),
             adapter: Vec::new(),
             reference: Vec::new(),
+            memory: Vec::new(),
             stopped: None,
             verdict: Verdict::NotMeasured,
         };
@@ -391,17 +430,18 @@ pub fn measure(
             // The reference in process answers small inputs in microseconds: many runs, so
             // that its least time is not one scheduler tick's noise.
             let r = match time_request(reference, &op, shape.profile, &input, 1000) {
-                Ok(t) => t,
+                Ok((t, _)) => t,
                 Err(e) => {
                     row.stopped = Some(format!("the reference did not answer at n={n}: {e}"));
                     break;
                 }
             };
             match time_request(imp, &op, shape.profile, &input, 10) {
-                Ok(t) => {
+                Ok((t, m)) => {
                     row.sizes.push(n);
                     row.adapter.push(t);
                     row.reference.push(r);
+                    row.memory.extend(m);
                     if t > plan.per_size {
                         row.stopped = Some(format!(
                             "n={n} took longer than {} s",

@@ -136,10 +136,12 @@ pub enum Cause {
     AdapterFault,
     /// The case is on the skip list but passes.
     UnexpectedPass,
+    /// A `scale` shape's time grows faster than the reference's (SPEC.md 17, Q-SCALE-3).
+    Superlinear,
 }
 
 impl Cause {
-    pub const ALL: [Cause; 7] = [
+    pub const ALL: [Cause; 8] = [
         Cause::WrongResult,
         Cause::WrongErrorCode,
         Cause::WrongLocation,
@@ -147,6 +149,7 @@ impl Cause {
         Cause::ErrorInsteadOfResult,
         Cause::AdapterFault,
         Cause::UnexpectedPass,
+        Cause::Superlinear,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -158,6 +161,7 @@ impl Cause {
             Cause::ErrorInsteadOfResult => "error_instead_of_result",
             Cause::AdapterFault => "adapter_fault",
             Cause::UnexpectedPass => "unexpected_pass",
+            Cause::Superlinear => "superlinear",
         }
     }
 
@@ -770,7 +774,7 @@ mod tests {
                 Cause::ErrorInsteadOfResult => {
                     prop_assert!(!answer_is_result && !both_errors)
                 }
-                Cause::AdapterFault | Cause::UnexpectedPass => prop_assert!(false),
+                Cause::AdapterFault | Cause::UnexpectedPass | Cause::Superlinear => prop_assert!(false),
             }
             if let (Expect::Error { codes, .. }, Answer::Error { code, .. }) = (&e, &a) {
                 prop_assert_eq!(d.cause == Cause::WrongErrorCode, !codes.contains(code));

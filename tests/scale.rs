@@ -164,3 +164,53 @@ fn a_closed_stdout_ends_the_run_without_a_panic() {
         out.status
     );
 }
+
+/// `test --scale`: the shapes are `should` cases of the run's report (Q-SCALE-3), which
+/// `summary` reads back; without `--adapter` the flag is a usage error.
+#[test]
+fn test_scale_puts_the_shapes_in_the_report() {
+    let d = support::scratch("test-scale");
+    let report = d.path().join("r.jsonl");
+    let adapter = format!("{} serve", support::bin());
+    let (code, out, err) = text(&jc(
+        &[
+            "test",
+            "wire/",
+            "--adapter",
+            &adapter,
+            "--properties",
+            "0",
+            "--format",
+            "terse",
+            "--scale",
+            "4",
+            "--report",
+            report.to_str().unwrap(),
+        ],
+        b"",
+    ));
+    assert!(code == 0 || code == 1, "{out}{err}");
+    let lines = support::report_lines(&report);
+    let scale: Vec<_> = lines
+        .iter()
+        .filter(|l| {
+            l.get("id")
+                .and_then(|v| v.as_str())
+                .is_some_and(|i| i.starts_with("scale/"))
+        })
+        .collect();
+    assert!(!scale.is_empty(), "{out}");
+    for l in &scale {
+        assert_eq!(l.get("level").and_then(|v| v.as_str()), Some("should"));
+        assert_eq!(
+            l.get("rules").and_then(|v| v.as_array()).map(|a| a.len()),
+            Some(1)
+        );
+        assert!(l.get("sizes").is_some(), "{l:?}");
+    }
+    let (s, table, _) = text(&jc(&["summary", report.to_str().unwrap()], b""));
+    assert_eq!(s, code, "summary's verdict is the run's: {table}");
+    assert!(table.contains("scale/"), "{table}");
+    let (code, _, err) = text(&jc(&["test", "--scale", "4"], b""));
+    assert_eq!(code, 2, "{err}");
+}

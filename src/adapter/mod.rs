@@ -82,6 +82,11 @@ pub trait Implementation: Send {
     fn stderr_tail(&self) -> String {
         String::new()
     }
+    /// The peak resident memory in bytes of the process that answered the last request,
+    /// when it is known: a one-shot adapter's process, which exits after each request.
+    fn peak_memory(&self) -> Option<u64> {
+        None
+    }
 }
 
 fn all_ops() -> Vec<String> {

@@ -21,6 +21,8 @@ pub struct OneShot {
     info: ImplInfo,
     /// The stderr of the last run (shared with its drain thread).
     tail: StderrTail,
+    /// The last run's peak resident memory, when it exited.
+    peak: Option<u64>,
 }
 
 impl OneShot {
@@ -38,6 +40,7 @@ impl OneShot {
                 profiles: vec!["core".into(), "trace-0.1".into()],
             },
             tail: StderrTail::default(),
+            peak: None,
         })
     }
 
@@ -118,6 +121,7 @@ impl OneShot {
             }
         }
         let status = g.status.expect("exited");
+        self.peak = g.peak_rss;
         g.terminate(); // ends any helper left in the group
         tail.settle(Duration::from_millis(300));
         let reply = judge_one_shot_within(
@@ -143,6 +147,11 @@ impl Implementation for OneShot {
     }
 
     fn run(&mut self, op: &Operation, profile: Profile, input: &[u8]) -> Reply {
+        self.peak = None;
         self.run_once(op, profile, input)
+    }
+
+    fn peak_memory(&self) -> Option<u64> {
+        self.peak
     }
 }

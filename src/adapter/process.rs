@@ -567,8 +567,10 @@ pub(crate) fn writer(mut stdin: ChildStdin) -> mpsc::Sender<Vec<u8>> {
 /// descendant ([`end`]).
 pub(crate) struct Group {
     adapter: Adapter,
-    exited: Receiver<ExitStatus>,
+    exited: Receiver<(ExitStatus, u64)>,
     pub(crate) status: Option<ExitStatus>,
+    /// The leader's peak resident memory in bytes (`wait4`'s `ru_maxrss`), once it exited.
+    pub(crate) peak_rss: Option<u64>,
     to_child: Option<mpsc::Sender<Vec<u8>>>,
     waiter: Option<std::thread::JoinHandle<()>>,
     pub(crate) grace: Duration,
@@ -626,8 +628,29 @@ impl Group {
         let to_child = Some(writer(child.stdin.take().expect("piped stdin")));
         let (tx, exited) = mpsc::channel();
         let waiter = std::thread::spawn(move || {
-            if let Ok(s) = child.wait() {
-                let _ = tx.send(s);
+            // wait4, not Child::wait: the same reaping, and the leader's peak memory
+            // (what `scale` reports for one-shot adapters).
+            use std::os::unix::process::ExitStatusExt;
+            let pid = child.id() as libc::pid_t;
+            let mut status: libc::c_int = 0;
+            // SAFETY: rusage is plain data; wait4 writes it and the status.
+            let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+            loop {
+                let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+                if r == pid {
+                    // ru_maxrss is in kilobytes on Linux.
+                    let peak = u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024;
+                    let _ = tx.send((ExitStatus::from_raw(status), peak));
+                    break;
+                }
+                if r == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+                    continue;
+                }
+                // Reaped elsewhere (cannot happen: leaders are only reaped here).
+                if let Ok(s) = child.wait() {
+                    let _ = tx.send((s, 0));
+                }
+                break;
             }
         });
         Ok((
@@ -635,6 +658,7 @@ impl Group {
                 adapter,
                 exited,
                 status: None,
+                peak_rss: None,
                 to_child,
                 waiter: Some(waiter),
                 grace,
@@ -658,11 +682,15 @@ impl Group {
     /// The leader's exit status, waiting up to `wait` for it.
     pub(crate) fn wait_exit(&mut self, wait: Duration) -> Option<ExitStatus> {
         if self.status.is_none() {
-            self.status = if wait.is_zero() {
+            let got = if wait.is_zero() {
                 self.exited.try_recv().ok()
             } else {
                 self.exited.recv_timeout(wait).ok()
             };
+            if let Some((status, peak)) = got {
+                self.status = Some(status);
+                self.peak_rss = (peak > 0).then_some(peak);
+            }
         }
         self.status
     }

@@ -178,6 +178,8 @@ pub fn closing_line(
     };
     let (generated, fixed): (Vec<&CaseRecord>, Vec<&CaseRecord>) =
         records.iter().partition(|r| r.is_differential());
+    let (shapes, fixed): (Vec<&CaseRecord>, Vec<&CaseRecord>) =
+        fixed.into_iter().partition(|r| r.is_scale());
     let c = Counts::of(fixed.iter().copied());
     let checked = c.passed + c.failed + c.errored;
     let mut s = format!(
@@ -227,6 +229,15 @@ pub fn closing_line(
     if faults > 0 {
         s.push_str(&format!(
             "; {faults} case of adapter faults in the properties phase"
+        ));
+    }
+    if !shapes.is_empty() {
+        let sc = Counts::of(shapes.iter().copied());
+        s.push_str(&format!(
+            "; scale: {} shape(s), {} measured, {} finding(s)",
+            sc.total(),
+            sc.passed + sc.failed,
+            sc.failed
         ));
     }
     if !errors.is_empty() {

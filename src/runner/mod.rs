@@ -16,6 +16,7 @@
 //! writes the outputs ([`write_outputs`]) and maps the outcome to an exit status.
 
 pub mod case;
+pub mod complexity;
 pub mod plan;
 pub mod pool;
 pub mod probe;
@@ -61,6 +62,8 @@ pub struct Options {
     pub seed: u64,
     pub counterexamples: Option<PathBuf>,
     pub fail_fast: bool,
+    /// `--scale SECONDS`: the scale phase's budget (Q-SCALE-3); `None`: no scale phase.
+    pub scale: Option<Duration>,
 }
 
 /// A run that could not give a verdict: the exit status and why.
@@ -274,6 +277,13 @@ pub fn run(opts: &Options, reporter: &mut dyn Reporter) -> Result<RunOutcome, Ru
             }
         }
         reporter.properties_done(phase_error.as_deref());
+    }
+    let first_shard = opts.partition.is_none_or(|p| p.k_n().0 == 1);
+    if let (Some(budget), true, false) = (opts.scale, first_shard, ran.stopped_early) {
+        for r in complexity::run_phase(ran.first.as_mut(), budget) {
+            reporter.case(&r);
+            records.push(r);
+        }
     }
     drop(ran.first); // stops the adapter
     let elapsed = started.elapsed();

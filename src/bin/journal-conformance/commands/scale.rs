@@ -172,6 +172,15 @@ fn row_json(row: &Row) -> String {
         fields.push(("adapter_exponent", float(a)));
         fields.push(("reference_exponent", float(r)));
     }
+    if !row.memory.is_empty() {
+        fields.push((
+            "adapter_peak_bytes",
+            Value::Array(row.memory.iter().map(|&m| Value::from_u64(m)).collect()),
+        ));
+        if let Some(e) = row.memory_exponent() {
+            fields.push(("memory_exponent", float(e)));
+        }
+    }
     if let Some(s) = &row.stopped {
         fields.push(("stopped", Value::String(s.clone())));
     }

@@ -138,6 +138,10 @@ pub struct TestArgs {
     /// Write a JSON-lines report here (header, one line per case, footer).
     #[arg(long, value_name = "F")]
     pub report: Option<PathBuf>,
+    /// After the corpus and the properties phase, measure complexity (as `scale`) for up to
+    /// this many seconds: each shape is a `should` case `scale/...`; a finding fails the run.
+    #[arg(long, value_name = "SECONDS", requires = "adapter")]
+    pub scale: Option<f64>,
     /// After the vectors, compare this many generated journals with the reference
     /// (default: 256 with --adapter, 0 without); a disagreement is shrunk.
     #[arg(long, value_name = "N")]
@@ -158,6 +162,12 @@ pub fn run(t: TestArgs) -> i32 {
     }
     if t.jobs == 0 {
         eprintln!("error: --jobs must be at least 1");
+        return 2;
+    }
+    if t.scale
+        .is_some_and(|b| !(b > 0.0 && b.is_finite() && b < 1e9))
+    {
+        eprintln!("error: --scale must be a positive number of seconds");
         return 2;
     }
     let default_properties = if t.adapter.is_some() { 256 } else { 0 };
@@ -187,6 +197,7 @@ pub fn run(t: TestArgs) -> i32 {
         seed: t.seed,
         counterexamples: t.counterexamples,
         fail_fast: t.fail_fast,
+        scale: t.scale.map(Duration::from_secs_f64),
     };
     if list {
         return match journal_conformance::runner::list(&opts, format == Format::Json) {
