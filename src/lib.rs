@@ -80,6 +80,7 @@ pub mod inprocess;
 pub mod journal;
 pub mod json;
 pub mod ops;
+pub mod oracle;
 pub mod partition;
 pub mod preview;
 pub mod profile;
