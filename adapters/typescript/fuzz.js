@@ -29,7 +29,7 @@ import { Worker, MessageChannel, receiveMessageOnPort } from "node:worker_thread
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { Rejected, Unsupported, OPERATIONS, PROFILES, stringifyJson } from "./index.js";
+import { Rejected, Unsupported, OPERATIONS, PROFILES, parseJson, stringifyJson } from "./index.js";
 
 /** The operations the harness asks (tree_apply and store_apply take step lists). */
 export const FUZZ_OPERATIONS = Object.freeze(["validate", "replay", "fingerprint", "branch", "canonical", "tree_inspect"]);
@@ -245,7 +245,7 @@ export class ReferenceProcess {
       this.close();
       throw new ReferenceUnavailable(`the reference ${this.argv.join(" ")} stopped answering: ${r.dead}`);
     }
-    return { ...JSON.parse(r.line), line: r.line };
+    return { ...parseJson(r.line), line: r.line }; // 64-bit integers exact (BigInt)
   }
 
   /** {kind: "result", text} | {kind: "error", error} | {kind: "unsupported"}. */
@@ -313,7 +313,7 @@ function textOf(t) {
 // ------------------------------------------------------------------ the target
 
 const show = (a, limit = 2000) => {
-  const s = a.kind === "result" ? `{"result":${a.text}}` : a.kind === "error" ? JSON.stringify({ error: a.error }) : "unsupported";
+  const s = a.kind === "result" ? `{"result":${a.text}}` : a.kind === "error" ? stringifyJson({ error: a.error }) : "unsupported";
   return s.length <= limit ? s : s.slice(0, limit) + "...";
 };
 const showInput = (data, limit = 600) => {
@@ -331,7 +331,7 @@ function mine(f, op, profile, data, id) {
     else throw e;
   }
   if (r && typeof r.then === "function") throw new TypeError(`handler ${op.op} returned a promise: fuzzTarget needs synchronous handlers`);
-  if (r instanceof Rejected) return { kind: "error", error: JSON.parse(stringifyJson(r.toJSON())) };
+  if (r instanceof Rejected) return { kind: "error", error: parseJson(stringifyJson(r.toJSON())) };
   if (r === undefined) throw new TypeError(`handler ${op.op} returned undefined (return a JSON value)`);
   if (r instanceof RawJson) return { kind: "result", text: r.text };
   return { kind: "result", text: stringifyJson(r) }; // as serve() would send it
