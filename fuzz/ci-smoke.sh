@@ -40,4 +40,26 @@ for t in $(fuzz_targets); do
     echo
   fi
 done
+# The implementers' template (fuzz/template/, docs/fuzzing.md), as shipped: its Mine
+# forwards to the reference, so oracle::check must find nothing in a fixed number of runs
+# from a fixed seed (FUZZ_TEMPLATE_RUNS, not seconds), with the resource rules of run.sh. It
+# shares fuzz/target and starts from fuzz/Cargo.lock, so the library built above is reused
+# and only the template's own crate is compiled.
+truns=${FUZZ_TEMPLATE_RUNS:-20000}
+echo "--- fuzz smoke: template/against_reference ($truns runs, seed 1)"
+[ -f template/Cargo.lock ] || cp Cargo.lock template/Cargo.lock
+tcorpus=$(mktemp -d)
+cp ../golden/*.golden.jsonl "$tcorpus/"
+if ! CARGO_TARGET_DIR="$fuzz_dir/target" fuzz_cargo run --fuzz-dir template against_reference "$tcorpus" -- \
+     -runs="$truns" -seed=1 -dict="$fuzz_dir/dicts/json.dict" -timeout=1 -rss_limit_mb=1024 \
+     -malloc_limit_mb=256 -max_len=16384 -artifact_prefix="$fuzz_dir/artifacts/template-" \
+     > artifacts/smoke-template.log 2>&1; then
+  status=1
+  echo "fuzz smoke: template FAILED; tail of its log:"
+  tail -n 40 artifacts/smoke-template.log
+else
+  grep -E '^(Done|stat::number_of_executed_units)' artifacts/smoke-template.log | tr '\n' ' '
+  echo
+fi
+rm -rf "$tcorpus"
 exit $status

@@ -49,6 +49,7 @@
 //! | [`runner`] | planning, running and reporting a run (and looking into fingerprint failures, `runner::probe`); returns it as data |
 //! | [`scale`] | complexity findings: input shapes grown at n, 4n, 16n through an implementation and the reference, growth exponents compared (Q-SCALE-1, Q-SCALE-2) |
 //! | [`inprocess`] | running the corpus against a Rust implementation from its own tests |
+//! | [`oracle`] | the reference as the oracle of an implementer's fuzz target: `check` compares an implementation with it on one input (docs/fuzzing.md) |
 //! | [`fsutil`] | safe file writes and reads |
 //!
 //! The command line is the binary crate (`src/bin/journal-conformance/`: `cli`, one module
@@ -82,6 +83,7 @@ pub mod inprocess;
 pub mod journal;
 pub mod json;
 pub mod ops;
+pub mod oracle;
 pub mod partition;
 pub mod preview;
 pub mod profile;
