@@ -483,6 +483,11 @@ async function callHandler(handlers, op, profile, input, id, log) {
 
 /** The reply as one JSON text; a result that cannot be written is an internal_error. Never throws. */
 function encodeReply(reply, log) {
+  // A message is free text (a JSON.parse error quotes the input, and may cut a surrogate
+  // pair): a lone surrogate escape would make the reply a text the runner refuses (C-STR-3).
+  if (isObj(reply.error) && typeof reply.error.message === "string") {
+    reply.error.message = reply.error.message.toWellFormed();
+  }
   try {
     return stringifyJson(reply);
   } catch (e) {

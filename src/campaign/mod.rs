@@ -47,8 +47,8 @@ pub const MAX_INPUT: usize = 1 << 16;
 /// are the same on a slow machine), and by time only as a safety net: each job's
 /// whole shrinking after the campaign, and one finding (proptest's and the minimizer's
 /// share each) (FZ-SHRINK-1).
-pub const SHRINK_BUDGET: Duration = Duration::from_secs(60);
-pub const SHRINK_EACH: Duration = Duration::from_secs(10);
+pub const SHRINK_BUDGET: Duration = Duration::from_secs(20);
+pub const SHRINK_EACH: Duration = Duration::from_secs(5);
 pub const SHRINK_CALLS: u32 = 600;
 
 /// Makes one implementation (one per job).
@@ -90,6 +90,8 @@ pub struct Stats {
     pub known: u64,
     pub faults: u64,
     pub elapsed: Duration,
+    /// What the campaign is doing: `replay`, `fuzzing` or `shrinking`.
+    pub phase: &'static str,
 }
 
 impl Stats {
@@ -369,6 +371,7 @@ fn job(shared: &Shared, j: u32, pool: Vec<Trial>, make: &Factory) -> Result<JobR
             break;
         }
         let (trial, tree, source) = if let Some((i, t)) = replay.next() {
+            shared.stats.lock().unwrap().phase = "replay";
             if !wanted(&t) {
                 continue;
             }
@@ -379,7 +382,11 @@ fn job(shared: &Shared, j: u32, pool: Vec<Trial>, make: &Factory) -> Result<JobR
             }
             let exec = n;
             n += jobs;
-            shared.stats.lock().unwrap().consumed += 1;
+            {
+                let mut st = shared.stats.lock().unwrap();
+                st.consumed += 1;
+                st.phase = "fuzzing";
+            }
             let mut rng = exec_rng(opts.seed, exec);
             let fresh = kept.is_empty() || rng.next_u32().is_multiple_of(4);
             if fresh {
@@ -495,6 +502,7 @@ fn job(shared: &Shared, j: u32, pool: Vec<Trial>, make: &Factory) -> Result<JobR
         );
     }
     let pending: Vec<Pending> = order.iter().filter_map(|k| found.remove(k)).collect();
+    shared.stats.lock().unwrap().phase = "shrinking";
     let name = info.name.clone();
     let kinds = shrink_all(imp.as_mut(), pending, opts, &name);
     // Consequences: a later operation's kind whose input already disagrees in validate.
@@ -502,7 +510,12 @@ fn job(shared: &Shared, j: u32, pool: Vec<Trial>, make: &Factory) -> Result<JobR
     let mut errored = 0;
     let (execs, kinds): (Vec<u64>, Vec<Kind>) = kinds.into_iter().unzip();
     let before: Vec<(String, u64)> = kinds.iter().map(|k| k.id.clone()).zip(execs).collect();
-    let kinds = consequences::fold(imp.as_mut(), &info, kinds, &dopts, &mut errored);
+    // A fault is no reader decision's consequence: fault kinds are never folded.
+    let (faults, kinds): (Vec<Kind>, Vec<Kind>) = kinds
+        .into_iter()
+        .partition(|k| k.cause == Cause::AdapterFault);
+    let mut kinds = consequences::fold(imp.as_mut(), &info, kinds, &dopts, &mut errored);
+    kinds.extend(faults);
     let kinds = kinds
         .into_iter()
         .map(|k| {

@@ -287,8 +287,20 @@ def _reply_to_raised(cfg, op, rid, e):
     return _internal(cfg, rid, op, "raised", e)
 
 
+def _well_formed(text):
+    """A message without lone surrogates (U+FFFD instead): a message is free text, and a
+    lone surrogate escape makes the reply a JSON text the runner refuses (C-STR-3)."""
+    return _SURROGATE.sub("\ufffd", text) if isinstance(text, str) else text
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _encode(cfg, reply):
     """The reply as one ASCII line; one that cannot be written becomes internal_error."""
+    err = reply.get("error") if isinstance(reply, dict) else None
+    if isinstance(err, dict) and "message" in err:
+        err["message"] = _well_formed(err["message"])
     try:
         return _dumps(reply)
     except KeyboardInterrupt:

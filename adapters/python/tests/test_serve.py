@@ -68,6 +68,16 @@ class ServeTest(unittest.TestCase):
         self.assertNotIn(10, by)
         self.assertEqual(len(replies), 10)
 
+    def test_a_lone_surrogate_in_a_message_is_sent_well_formed(self):
+        # A fuzz campaign found it: a message quoting cut input can hold a lone surrogate,
+        # and its \\udXXX escape would make the reply a text the runner refuses (C-STR-3).
+        cfg = jca._config({"validate": len}, {"name": "x", "version": "1"})
+        line = jca._encode(cfg, {"id": 1, "error": {"code": "invalid_json", "message": "near \ud83d!"}})
+        self.assertNotIn("\\ud83d", line)
+        self.assertEqual(json.loads(line)["error"], {"code": "invalid_json", "message": "near \ufffd!"})
+        ok = jca._encode(cfg, {"id": 2, "result": "\U0001f600"})
+        self.assertEqual(json.loads(ok)["result"], "\U0001f600", "results are never changed")
+
     def test_invalid_request_keeps_serving(self):
         p, replies = talk([
             START, b"this is not json", b"[1,2]", b'{"cmd":"run","id":1,"x":NaN}',

@@ -1,7 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { talk, run, b64, FIXTURE } from "./helpers.js";
+import path from "node:path";
+import { talk, run, b64, FIXTURE, HERE } from "./helpers.js";
 import { serve, handleLine, handshake } from "../index.js";
 
 const START = { cmd: "start", protocol: 1 };
@@ -182,4 +183,20 @@ test("one-shot --ops that repeat a member are a usage error (exit 2), not last-w
   const p = one(["tree_apply", "--ops", '[{"step":"save_load","step":"save_load"}]']);
   assert.equal(p.status, 2);
   assert.match(p.stderr.toString(), /duplicate member/);
+});
+
+test("an error message with a lone surrogate is sent well formed (a fuzz campaign found it)", () => {
+  // JSON.parse's messages quote the input and can cut a surrogate pair: the reply must
+  // still be JSON the runner accepts (no lone \ud83d escape), the message otherwise kept.
+  const script = `
+    import { serve, Rejected } from ${JSON.stringify(path.join(HERE, "..", "index.js"))};
+    serve({ validate: () => { throw new Rejected("invalid_json", { message: "near \\ud83d!" }); } },
+          { implementation: { name: "lone" } });`;
+  const input = [START, run(1, { op: "validate" }, "x"), { cmd: "stop" }].map((l) => JSON.stringify(l) + "\n").join("");
+  const p = spawnSync(process.execPath, ["--input-type=module", "-e", script], { input, timeout: 20000 });
+  const out = p.stdout.toString("utf8");
+  assert.equal(p.status, 0, p.stderr.toString());
+  assert.ok(!/\\ud83d/i.test(out), out);
+  const reply = JSON.parse(out.split("\n")[1]);
+  assert.deepEqual(reply.error, { code: "invalid_json", message: "near \ufffd!" });
 });

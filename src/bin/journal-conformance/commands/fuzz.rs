@@ -219,7 +219,8 @@ fn to_line(v: Value) -> String {
 
 fn progress_text(st: &Stats) -> String {
     format!(
-        "{:.0} s, {} executions ({:.0}/s), corpus {}, signatures {}, findings {} ({} known), faults {}",
+        "{}: {:.0} s, {} executions ({:.0}/s), corpus {}, signatures {}, kinds {} ({} known), faults {}",
+        st.phase,
         st.elapsed.as_secs_f64(),
         st.executions,
         st.per_second(),
@@ -234,6 +235,7 @@ fn progress_text(st: &Stats) -> String {
 fn progress_json(st: &Stats) -> Value {
     Value::object([
         ("type", Value::from("progress")),
+        ("phase", Value::from(st.phase)),
         ("seconds", Value::from_u64(st.elapsed.as_secs())),
         ("executions", Value::from_u64(st.executions)),
         ("per_second", Value::from_u64(st.per_second() as u64)),
