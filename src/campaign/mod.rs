@@ -458,7 +458,7 @@ fn job(shared: &Shared, j: u32, pool: Vec<Trial>, make: &Factory) -> Result<JobR
                         st.known += u64::from(known);
                         drop(st);
                         shared.events.lock().unwrap().push(format!(
-                            "{}: {} ({}){} at {}",
+                            "{}: {} ({}){} at {}, {:.1} s",
                             trial.op.name(),
                             d.cause.as_str(),
                             d.rule.map_or("-", |r| r.id()),
@@ -466,7 +466,8 @@ fn job(shared: &Shared, j: u32, pool: Vec<Trial>, make: &Factory) -> Result<JobR
                             match source {
                                 Source::Exec(n) => format!("execution {n}"),
                                 Source::Replay(_) => trial.origin.clone(),
-                            }
+                            },
+                            shared.start.elapsed().as_secs_f64()
                         ));
                     }
                     order.push(key.clone());
