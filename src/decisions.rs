@@ -449,7 +449,13 @@ mod tests {
     fn kinds_rejecting_with_one_code_are_one_decision() {
         let e = |c: &str, l: u32| format!(r#"{{"error":{{"code":"{c}","line":{l}}}}}"#);
         let kind = |id: &str, rule: &str, code: &str| {
-            rec(id, &[rule], Cause::WrongErrorCode, &e(code, 3), &e("invalid_utf8", 2))
+            rec(
+                id,
+                &[rule],
+                Cause::WrongErrorCode,
+                &e(code, 3),
+                &e("invalid_utf8", 2),
+            )
         };
         let recs = vec![
             kind("properties/validate/a1", "J-SEQ-1", "sequence_gap"),
