@@ -9,14 +9,13 @@
 //! in-process reference; [`crate::verdict::judge`], through the differential phase's
 //! [`classify`], decides whether they agree. An input whose behaviour signature
 //! ([`signature`]) is new is kept ([`corpus`]). A disagreement or an adapter fault is a
-//! finding: grouped into kinds as the differential phase does, shrunk ([`minimize`];
+//! finding: grouped into kinds as the differential phase does, shrunk ([`crate::differential::minimize`];
 //! proptest first for generated trials), folded into earlier operations' kinds
 //! ([`crate::differential::consequences`]) and written as vectors `test --corpus` and
 //! `show` accept. Execution `n` of seed `s` draws from its own generator, so a campaign
 //! is deterministic for its seed, its executions and its job count.
 
 pub mod corpus;
-pub mod minimize;
 pub mod mutate;
 pub mod signature;
 
@@ -32,7 +31,7 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
 use crate::adapter::{Implementation, Reply};
 use crate::differential::{
-    classify, consequences, counterexamples, expectation, shrink, trials, DiffOptions,
+    classify, consequences, counterexamples, expectation, minimize, shrink, trials, DiffOptions,
     Disagreement, Found, Kind, KindKey, Trial,
 };
 use crate::generate::GenConfig;

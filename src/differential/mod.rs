@@ -15,6 +15,7 @@
 pub mod attribute;
 pub mod consequences;
 pub mod counterexamples;
+pub mod minimize;
 pub mod shrink;
 pub mod trials;
 
@@ -304,6 +305,34 @@ fn comparable(info: &ImplInfo, t: &Trial, report: &mut DiffReport) -> Option<Exp
     }
 }
 
+/// Calls the canonical minimizer may make per kind after proptest (D-SHRINK-1).
+pub(crate) const MINIMIZE_CALLS: u32 = 400;
+
+/// Whether `t` still disagrees as kind `key` (a fault counts as not: D-FAULT-1).
+fn same_kind(
+    imp: &mut dyn Implementation,
+    t: &Trial,
+    key: &KindKey,
+    opts: &DiffOptions,
+    errored: &mut u32,
+) -> Option<(Expect, Disagreement)> {
+    if !imp.info().supports(&t.op, t.profile) {
+        return None;
+    }
+    let want = expectation(t).ok()?;
+    match imp.run(&t.op, t.profile, &t.input) {
+        Reply::Answer(a) => {
+            let d = classify_trial(t, &want, &a, opts.known_rules)?;
+            (d.key(t.op.name()) == *key).then_some((want, d))
+        }
+        Reply::Fault(_) => {
+            *errored += 1;
+            None
+        }
+        Reply::Unsupported => None,
+    }
+}
+
 /// Shrink one representative per kind (within the budgets), in the order found.
 fn shrink_kinds(
     imp: &mut dyn Implementation,
@@ -325,6 +354,30 @@ fn shrink_kinds(
                 f.want = want;
                 f.found = d;
                 shrunk = true;
+            }
+            // Then toward one canonical minimal input (lines, bytes, canonical spelling,
+            // small arguments), so that one decision found from two generated cases
+            // tends to shrink to one input.
+            let left = SHRINK_BUDGET_MS.saturating_sub(shrinking.elapsed().as_millis() as u64);
+            if left > 0 {
+                let budget = minimize::Budget {
+                    calls: MINIMIZE_CALLS,
+                    time: std::time::Duration::from_millis(left.min(SHRINK_MS)),
+                };
+                let before = (f.trial.input.len(), f.trial.op.clone());
+                let (t, _) = minimize::minimize(
+                    &f.trial,
+                    &mut |c| same_kind(imp, c, &key, opts, errored).is_some(),
+                    budget,
+                );
+                if (t.input.len(), &t.op) != (before.0, &before.1) {
+                    if let Some((want, d)) = same_kind(imp, &t, &key, opts, errored) {
+                        f.trial = t;
+                        f.want = want;
+                        f.found = d;
+                        shrunk = true;
+                    }
+                }
             }
         }
         kinds.push(counterexamples::make_kind(implementation, opts, f, shrunk));

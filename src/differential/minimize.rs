@@ -1,6 +1,7 @@
-//! Shrinking a campaign's finding (SPEC.md 13.7, `FZ-SHRINK-1`), for inputs that no
-//! proptest value tree produced (mutated ones): delta debugging over lines, then over
-//! bytes, then toward one canonical spelling (each line that is a JSON text replaced by
+//! Shrinking toward one canonical minimal input (SPEC.md 13.6 `D-SHRINK-1`, 13.7
+//! `FZ-SHRINK-1`), after proptest's shrinking of a generated trial and for the inputs
+//! no proptest value tree produced (a campaign's mutated ones): delta debugging over
+//! lines, then over bytes, then toward one canonical spelling (each line that is a JSON text replaced by
 //! its canonical text; `until` and `at` moved toward the smallest value), keeping the
 //! finding's kind at every step. Deterministic: the same input and kind shrink to the
 //! same result, so two findings of one decision tend to meet at one input.
