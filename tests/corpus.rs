@@ -104,6 +104,8 @@ const NOT_VECTOR_RULES: &[&str] = &[
     "FZ-PROG-1",
     "Q-SCALE-1",
     "Q-SCALE-2",
+    // test --scale: runner::complexity's unit test and tests/scale.rs.
+    "Q-SCALE-3",
     "K-IGNORE-1",
     "S-FILE-1",
     "S-ACK-1",
