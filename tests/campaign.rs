@@ -345,3 +345,51 @@ fn the_same_seed_and_runs_give_the_same_campaign() {
     );
     assert_ne!(a.0, run("c", "8").0, "another seed, another campaign");
 }
+
+/// A memory blow-up is a finding (FZ-FIND-1): a fake that answers right but holds 200 MB
+/// from its 50th request is reported once, under `--max-memory 100`, and not under 1000.
+#[test]
+fn a_memory_blow_up_is_a_finding() {
+    let d = scratch("fuzz-mem");
+    let hog = support::fake("memory-hog");
+    let run = |limit: &str| {
+        let f = d.path().join(format!("findings-{limit}"));
+        let (code, out) = kit(
+            &[
+                "fuzz",
+                "--adapter",
+                &hog,
+                "--runs",
+                "300",
+                "--ops",
+                "validate",
+                "--max-memory",
+                limit,
+                "--format",
+                "json",
+                "--findings",
+                f.to_str().unwrap(),
+            ],
+            &[],
+            &d.path().join("kept"),
+        );
+        let ls = lines(&out);
+        let memory: Vec<String> = of_type(&ls, "kind")
+            .iter()
+            .filter(|k| k.get("rule").and_then(Value::as_str) == Some("FZ-FIND-1"))
+            .map(|k| {
+                k.get("explanation")
+                    .and_then(Value::as_str)
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        (code, memory, out)
+    };
+    let (code, memory, out) = run("100");
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(memory.len(), 1, "{out}");
+    assert!(memory[0].contains("memory blow-up"), "{}", memory[0]);
+    let (code, memory, out) = run("1000");
+    assert_eq!((code, memory.len()), (0, 0), "{out}");
+}

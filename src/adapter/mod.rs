@@ -87,6 +87,12 @@ pub trait Implementation: Send {
     fn peak_memory(&self) -> Option<u64> {
         None
     }
+    /// The peak resident memory in bytes of the adapter's process so far: a persistent
+    /// adapter's since it (re)started, a one-shot adapter's last request's
+    /// ([`Implementation::peak_memory`]). What a fuzz campaign bounds (`--max-memory`).
+    fn process_peak_memory(&self) -> Option<u64> {
+        self.peak_memory()
+    }
 }
 
 fn all_ops() -> Vec<String> {

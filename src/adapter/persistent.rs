@@ -160,6 +160,10 @@ impl Implementation for Persistent {
         self.tail.text()
     }
 
+    fn process_peak_memory(&self) -> Option<u64> {
+        self.live.as_ref()?.group.leader_peak_rss()
+    }
+
     fn run(&mut self, op: &Operation, profile: Profile, input: &[u8]) -> Reply {
         if let Some(d) = &self.dead {
             return Reply::Fault(d.clone());

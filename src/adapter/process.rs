@@ -674,6 +674,15 @@ impl Group {
         }
     }
 
+    /// The leader's peak resident memory so far in bytes (`VmHWM` of /proc/PID/status;
+    /// `None` where /proc is not there or it has exited).
+    pub(crate) fn leader_peak_rss(&self) -> Option<u64> {
+        let text = std::fs::read_to_string(format!("/proc/{}/status", self.adapter.pgid)).ok()?;
+        let line = text.lines().find(|l| l.starts_with("VmHWM:"))?;
+        let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kb * 1024)
+    }
+
     /// Close the child's stdin (after what was sent is written).
     pub(crate) fn close_stdin(&mut self) {
         self.to_child = None;

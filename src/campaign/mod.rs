@@ -70,6 +70,9 @@ pub struct Options<'a> {
     pub known_rules: &'a BTreeSet<String>,
     /// The conformance cases a new campaign starts from.
     pub seeds: Vec<Trial>,
+    /// Peak resident memory of the adapter's process over which a job reports a memory
+    /// blow-up (once per job), in bytes; `None`: not watched.
+    pub max_memory: Option<u64>,
 }
 
 /// Counters of a campaign so far.
@@ -200,6 +203,23 @@ fn fault_disagreement(m: &str) -> Disagreement {
             "the adapter did not answer (crash, timeout or protocol error): {}",
             crate::error::shorten(m.as_bytes(), 300)
         ),
+    }
+}
+
+/// A memory blow-up (FZ-FIND-1): the answer may be right, the process's peak is not.
+fn memory_disagreement(peak: u64, limit: u64) -> Disagreement {
+    let mb = |b: u64| b as f64 / (1024.0 * 1024.0);
+    let message = format!(
+        "memory blow-up: the adapter's process reached a peak of {:.0} MiB resident, over --max-memory {:.0} MiB (`test` does not watch memory: run the campaign or `scale` on this input to see it again)",
+        mb(peak),
+        mb(limit)
+    );
+    Disagreement {
+        cause: Cause::AdapterFault,
+        rule: Some(id::FZ_FIND_1),
+        group: "memory".into(),
+        detail: format!("peak {:.0} MiB", mb(peak)),
+        message,
     }
 }
 
@@ -352,6 +372,7 @@ fn job(shared: &Shared, j: u32, pool: Vec<Trial>, make: &Factory) -> Result<JobR
     let mut found: BTreeMap<KindKey, Pending> = BTreeMap::new();
     let mut order: Vec<KindKey> = Vec::new();
     let mut faults_in_a_row = 0u32;
+    let mut memory_reported = false;
     let jobs = u64::from(opts.jobs.max(1));
     let resumed = shared.stats.lock().unwrap().resumed_from;
 
@@ -414,9 +435,15 @@ fn job(shared: &Shared, j: u32, pool: Vec<Trial>, make: &Factory) -> Result<JobR
                 (t, None, Source::Exec(exec))
             }
         };
-        let Some((want, d, side)) = execute(imp.as_mut(), &trial, opts.known_rules) else {
+        let Some((want, mut d, side)) = execute(imp.as_mut(), &trial, opts.known_rules) else {
             continue;
         };
+        if let (Some(limit), false, None) = (opts.max_memory, memory_reported, &d) {
+            if let Some(peak) = imp.process_peak_memory().filter(|&p| p > limit) {
+                memory_reported = true;
+                d = Some(memory_disagreement(peak, limit));
+            }
+        }
         let is_fault = side == "fault";
         {
             let mut st = shared.stats.lock().unwrap();

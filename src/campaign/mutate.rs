@@ -137,6 +137,7 @@ pub const EDITS: &[&str] = &[
     "respell-string",
     "whitespace",
     "retype-value",
+    "reorder-members",
     "move-argument",
     "flip-byte",
     "insert-token",
@@ -448,6 +449,37 @@ pub fn mutate(t: &Trial, other: &Trial, rng: &mut TestRng) -> (Trial, &'static s
                 splice_at(input, sp, v.as_bytes());
             }
         }
+        "reorder-members" => {
+            // A line that is one JSON object, its members rotated (values in canonical
+            // text): member order must never matter, but a port that keys on position does.
+            let mut ls = lines(input);
+            let objects: Vec<usize> = (0..ls.len())
+                .filter(|&i| ls[i].trim_ascii_start().first() == Some(&b'{'))
+                .collect();
+            if let Some(&i) = objects.get(below(rng, objects.len())) {
+                let (body, brk) = match ls[i].strip_suffix(b"\n") {
+                    Some(b) => (b.to_vec(), &b"\n"[..]),
+                    None => (ls[i].clone(), &b""[..]),
+                };
+                if let Ok(crate::json::Value::Object(mut m)) = crate::json::parse_bytes(&body) {
+                    if m.len() > 1 {
+                        let k = 1 + below(rng, m.len() - 1);
+                        m.rotate_left(k);
+                        let members: Vec<String> = m
+                            .iter()
+                            .map(|(k, v)| {
+                                let key = crate::canonical::to_string(&crate::json::Value::String(
+                                    k.clone(),
+                                ));
+                                format!("{key}:{}", crate::canonical::to_string(v))
+                            })
+                            .collect();
+                        ls[i] = [format!("{{{}}}", members.join(",")).as_bytes(), brk].concat();
+                        *input = ls.concat();
+                    }
+                }
+            }
+        }
         "move-argument" => {
             let events = input.iter().filter(|&&c| c == b'\n').count() as i64;
             let pick = |rng: &mut TestRng| match below(rng, 6) {
@@ -546,6 +578,28 @@ mod tests {
             changed += usize::from(m != &t.input);
         }
         assert_eq!(seen.len(), EDITS.len(), "every edit is drawn: {seen:?}");
+        // A rotation of members keeps every member: the same value, another order.
+        let sorted = |b: &[u8]| -> Vec<crate::json::Value> {
+            b.split(|&c| c == b'\n')
+                .filter(|l| !l.is_empty())
+                .map(|l| crate::json::parse_bytes(l).unwrap())
+                .collect()
+        };
+        let rotated: Vec<&Vec<u8>> = a
+            .iter()
+            .filter(|(m, n)| *n == "reorder-members" && m != &t.input)
+            .map(|(m, _)| m)
+            .collect();
+        assert!(!rotated.is_empty());
+        for m in rotated {
+            let (x, y) = (sorted(m), sorted(&t.input));
+            let canon = |v: &[crate::json::Value]| {
+                v.iter()
+                    .map(crate::canonical::to_string)
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(canon(&x), canon(&y), "{}", String::from_utf8_lossy(m));
+        }
         assert!(
             changed > 300,
             "most edits change the input: {changed} of 400"

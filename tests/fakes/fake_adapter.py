@@ -112,6 +112,11 @@ for line in sys.stdin:
         sys.exit(71)
     if mode in ("hang", "ignore-term"):
         time.sleep(3600)
+    if mode == "memory-hog" and runs == 50:
+        # Right answers, but from request 50 on the process holds 200 MB (pages touched).
+        hog = bytearray(200 << 20)
+        for i in range(0, len(hog), 4096):
+            hog[i] = 1
     if mode == "garbage":
         sys.stdout.write("hello, I am not JSON\n")
         sys.stdout.flush()

@@ -65,6 +65,10 @@ pub struct FuzzArgs {
     /// Seconds one request may take before it is a hang (the adapter is ended).
     #[arg(long, default_value_t = 10.0)]
     pub timeout: f64,
+    /// A memory blow-up is a finding: the adapter's process over this many MiB resident
+    /// (a persistent adapter's peak since it started, a one-shot adapter's per request).
+    #[arg(long, value_name = "MIB", default_value_t = 2048)]
+    pub max_memory: u64,
     /// `text` (progress on stderr, the findings and decisions on stdout) or `json`
     /// (JSON lines on stdout: progress, each finding, each kind, the summary).
     #[arg(long, default_value = "text")]
@@ -146,6 +150,7 @@ fn try_run(args: FuzzArgs) -> Result<i32, String> {
         findings: &findings,
         known_rules: &known,
         seeds,
+        max_memory: Some(args.max_memory.saturating_mul(1024 * 1024)),
     };
     let resumed = match &args.corpus {
         Some(d) => campaign::corpus::executions(d)?,
