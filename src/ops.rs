@@ -155,6 +155,17 @@ impl OpKind {
     }
 
     /// Every name, joined by `, ` (for messages).
+    /// The operations of a `--ops` list (`validate,replay`), each name checked.
+    pub fn parse_list(names: &[String]) -> Result<Vec<OpKind>, String> {
+        names
+            .iter()
+            .map(|o| {
+                OpKind::parse(o)
+                    .ok_or_else(|| format!("--ops {o:?}: not an operation ({})", OpKind::names()))
+            })
+            .collect()
+    }
+
     pub fn names() -> String {
         OpKind::ALL.map(OpKind::as_str).join(", ")
     }

@@ -120,28 +120,6 @@ pub struct Checked {
     pub skipped: usize,
 }
 
-/// The reference's answer as the expectation of a check (as the differential phase makes it).
-fn expectation(a: &Answer) -> Expect {
-    match a {
-        Answer::Result(value) => Expect::Result {
-            value: value.clone(),
-            sha256: None,
-        },
-        Answer::Error {
-            code,
-            line,
-            sequence,
-            index,
-            ..
-        } => Expect::Error {
-            codes: vec![code.clone()],
-            line: *line,
-            sequence: *sequence,
-            index: *index,
-        },
-    }
-}
-
 /// Compare `imp` with the reference on every operation of [`operations_for`]`(data)` that
 /// `imp` offers, under each journal profile it lists; the first difference is the error.
 pub fn check(imp: &mut dyn Implementation, data: &[u8]) -> Result<Checked, Box<Mismatch>> {
@@ -164,7 +142,7 @@ pub fn check(imp: &mut dyn Implementation, data: &[u8]) -> Result<Checked, Box<M
                     continue;
                 }
                 Reply::Fault(e) => Some(format!("the implementation faulted: {e}")),
-                Reply::Answer(a) => judge(&expectation(&expected), a).map(|m| m.to_string()),
+                Reply::Answer(a) => judge(&Expect::of_answer(&expected), a).map(|m| m.to_string()),
             };
             done.compared += 1;
             if let Some(why) = why {

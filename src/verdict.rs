@@ -31,6 +31,30 @@ pub enum Expect {
 }
 
 impl Expect {
+    /// The expectation an answer of the reference makes (the differential phase's, a
+    /// campaign's, the in-language harnesses' oracle): its result, or its error's code and
+    /// location fields (the message is never compared).
+    pub fn of_answer(a: &Answer) -> Expect {
+        match a {
+            Answer::Result(value) => Expect::Result {
+                value: value.clone(),
+                sha256: None,
+            },
+            Answer::Error {
+                code,
+                line,
+                sequence,
+                index,
+                ..
+            } => Expect::Error {
+                codes: vec![code.clone()],
+                line: *line,
+                sequence: *sequence,
+                index: *index,
+            },
+        }
+    }
+
     /// The expectation as a vector file spells it (`{"result":...}`, `{"error":{...}}`).
     pub fn to_json(&self) -> Value {
         match self {

@@ -11,7 +11,7 @@ use crate::generate::operations::{canonical_input, store_case, tree_case};
 use crate::generate::{any_malformed_journal, valid_journal, GenConfig};
 use crate::ops::Profile;
 use crate::ops::{OpKind, Operation};
-use crate::verdict::{Answer, Expect};
+use crate::verdict::Expect;
 
 /// One generated trial: exact input bytes, an operation, a profile, and the
 /// generator's labels.
@@ -142,24 +142,6 @@ pub fn trials(cfg: &GenConfig, offered: &[String]) -> Option<BoxedStrategy<Trial
 
 /// What the reference expects for a trial.
 pub fn expectation(t: &Trial) -> Result<Expect, String> {
-    Ok(
-        match crate::adapter::reference::reference_answer(&t.op, t.profile, &t.input)? {
-            Answer::Result(value) => Expect::Result {
-                value,
-                sha256: None,
-            },
-            Answer::Error {
-                code,
-                line,
-                sequence,
-                index,
-                ..
-            } => Expect::Error {
-                codes: vec![code],
-                line,
-                sequence,
-                index,
-            },
-        },
-    )
+    crate::adapter::reference::reference_answer(&t.op, t.profile, &t.input)
+        .map(|a| Expect::of_answer(&a))
 }

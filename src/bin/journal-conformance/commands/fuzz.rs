@@ -101,14 +101,7 @@ fn try_run(args: FuzzArgs) -> Result<i32, String> {
     if args.duration.is_some_and(|d| d.is_zero()) || args.runs == Some(0) {
         return Err("--duration and --runs must be more than 0".into());
     }
-    let ops = args
-        .ops
-        .iter()
-        .map(|o| {
-            OpKind::parse(o)
-                .ok_or_else(|| format!("--ops {o:?}: not an operation ({})", OpKind::names()))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let ops = OpKind::parse_list(&args.ops)?;
     let profile = args
         .profile
         .as_deref()

@@ -70,14 +70,7 @@ fn try_run(args: ScaleArgs) -> Result<i32, String> {
     if args.n == 0 || args.n > 10_000_000 {
         return Err("--n must be between 1 and 10000000".into());
     }
-    let only = args
-        .ops
-        .iter()
-        .map(|o| {
-            OpKind::parse(o)
-                .ok_or_else(|| format!("--ops {o:?}: not an operation ({})", OpKind::names()))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let only = OpKind::parse_list(&args.ops)?;
     let limits = Limits::with_timeout(timeout);
     let mut imp: Box<dyn Implementation> = if args.one_shot {
         Box::new(OneShot::new(&args.adapter, limits)?)
