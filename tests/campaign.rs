@@ -172,6 +172,15 @@ fn a_planted_fault_is_found_outside_the_skip_list_and_its_vectors_fail_test() {
     );
     assert_eq!(code, 1);
     let id = planted[0].get("id").and_then(Value::as_str).unwrap();
+    // Its one-line reproducer runs that case alone, and fails.
+    let line = planted[0].get("reproduce").and_then(Value::as_str).unwrap();
+    let words = shell_words::split(line).unwrap();
+    assert_eq!(words[0], "journal-conformance");
+    assert!(words.contains(&id.to_owned()), "{line}");
+    let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+    let (code, out1) = kit(&args, &plant, &kept);
+    assert_eq!(code, 1, "{line}\n{out1}");
+    assert!(out1.contains("1 failed"), "{out1}");
     let (code, shown) = kit(
         &["show", "--corpus", findings.to_str().unwrap(), id],
         &[],

@@ -258,10 +258,17 @@ fn finish(
     let broken = !report.errors.is_empty();
     let adapter = shell_words::quote(&args.adapter).into_owned();
     let dir = shell_words::quote(&report.findings_dir.to_string_lossy()).into_owned();
+    let one_shot = if args.one_shot { " --one-shot" } else { "" };
     let reproduce = format!(
-        "journal-conformance test --corpus {dir} --properties 0 --adapter {adapter}{}",
-        if args.one_shot { " --one-shot" } else { "" }
+        "journal-conformance test --corpus {dir} --properties 0 --adapter {adapter}{one_shot}"
     );
+    // One finding's reproducer: the same run, that case alone.
+    let reproduce_one = |id: &str| {
+        format!(
+            "journal-conformance test {} --exact --corpus {dir} --properties 0 --adapter {adapter}{one_shot}",
+            shell_words::quote(id)
+        )
+    };
     // The decisions: every finding asked once more, as `test` would, then grouped.
     let records = if report.kinds.is_empty() {
         Vec::new()
@@ -312,6 +319,7 @@ fn finish(
                             .map_or(Value::Null, |p| Value::from(p.to_string_lossy().as_ref())),
                     ),
                     ("explanation", Value::from(k.explanation.as_str())),
+                    ("reproduce", Value::from(reproduce_one(&k.id).as_str())),
                 ]))
             );
         }
@@ -350,13 +358,14 @@ fn finish(
         for k in &report.kinds {
             let _ = writeln!(
                 out,
-                "{} {}{}\n    {}",
+                "{} {}{}\n    {}\n    reproduce: {}",
                 if k.known { "known" } else { "FINDING" },
                 k.id,
                 k.path
                     .as_ref()
                     .map_or(String::new(), |p| format!(" (in {})", p.display())),
-                k.explanation
+                k.explanation,
+                reproduce_one(&k.id)
             );
         }
         if !decisions.is_empty() {
