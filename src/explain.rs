@@ -141,7 +141,7 @@ fn excerpt_line(e: &Excerpt, at: Option<usize>) -> (String, usize) {
 /// The bytes behind a failed fingerprint or canonical check ([`crate::runner::probe`]):
 /// the first event whose canonical text differs, both texts around their first
 /// differing byte, a caret under it.
-fn render_bytes(id: &str, b: &Bytes) -> String {
+pub(crate) fn render_bytes(id: &str, b: &Bytes) -> String {
     let canonical = b.op == "canonical";
     let note = b.note.as_deref().map(|n| escape(n.as_bytes(), 2000).0);
     let mut s = String::from("    bytes:    ");

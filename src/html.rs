@@ -377,6 +377,15 @@ fn details(h: &mut String, imp: usize, c: &CaseRecord) {
     if !c.message.is_empty() {
         let _ = writeln!(h, "<pre class=\"message\">{}</pre>", escape(&c.message));
     }
+    if let Some(b) = c.bytes() {
+        // The bytes behind a failed fingerprint or canonical check, as `show` and the
+        // explanation print them (13.3, the case line's `bytes` member of 13.5).
+        let _ = writeln!(
+            h,
+            "<pre class=\"bytes\">{}</pre>",
+            escape(&crate::explain::render_bytes(&c.id, &b))
+        );
+    }
     h.push_str("<table><tr><th>operation</th><th>outcome</th><th>expected</th><th>actual</th><th>why</th></tr>\n");
     for k in &c.checks {
         let why = match (k.cause, &k.pointer) {
@@ -449,6 +458,48 @@ mod tests {
             escape("<a href=\"x\">&'</a>"),
             "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;"
         );
+    }
+
+    #[test]
+    fn a_case_shows_the_bytes_behind_its_fingerprint_failure() {
+        let mut rec = crate::record::CaseRecord {
+            id: "fingerprint/x".into(),
+            group: "fingerprint".into(),
+            level: crate::vectors::Level::Must,
+            outcome: crate::record::Outcome::Failed,
+            message: "m".into(),
+            cause: Some(crate::verdict::Cause::WrongResult),
+            rules: vec!["F-FP-1".into()],
+            tags: vec![],
+            description: String::new(),
+            input: None,
+            checks: vec![],
+            duration: std::time::Duration::ZERO,
+            stderr: String::new(),
+            extra: vec![],
+        };
+        let mut h = String::new();
+        details(&mut h, 0, &rec);
+        assert!(!h.contains("class=\"bytes\""), "no bytes, no block");
+        let text = |t: &str| crate::record::Excerpt {
+            start: 0,
+            text: t.into(),
+            size: t.len(),
+        };
+        rec.set_bytes(Some(&crate::record::Bytes {
+            check: 1,
+            op: "fingerprint".into(),
+            event: Some((2, 3)),
+            reference: Some(text("{\"a\":1.0}")),
+            actual: Some(text("{\"a\":1}")),
+            offset: Some(6),
+            note: None,
+        }));
+        let mut h = String::new();
+        details(&mut h, 0, &rec);
+        assert!(h.contains("class=\"bytes\""), "{h}");
+        assert!(h.contains("sequence 2 (line 3"), "{h}");
+        assert!(h.contains("^ byte 6"), "{h}");
     }
 
     #[test]
