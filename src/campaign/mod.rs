@@ -31,8 +31,8 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
 use crate::adapter::{Implementation, Reply};
 use crate::differential::{
-    classify, consequences, counterexamples, expectation, minimize, shrink, trials, DiffOptions,
-    Disagreement, Found, Kind, KindKey, Trial,
+    classify, consequences, counterexamples, expectation, minimize, same_kind, shrink, trials,
+    DiffOptions, Disagreement, Found, Kind, KindKey, Trial,
 };
 use crate::generate::GenConfig;
 use crate::ops::{OpKind, Profile};
@@ -245,17 +245,6 @@ fn execute(
     }
 }
 
-fn same_kind(
-    imp: &mut dyn Implementation,
-    t: &Trial,
-    key: &KindKey,
-    known: &BTreeSet<String>,
-) -> Option<(Expect, Disagreement)> {
-    let (want, d, _) = execute(imp, t, known)?;
-    let d = d?;
-    (d.key(t.op.name()) == *key).then_some((want, d))
-}
-
 fn diff_options<'a>(opts: &'a Options<'a>) -> DiffOptions<'a> {
     DiffOptions {
         cases: 0,
@@ -305,10 +294,10 @@ fn shrink_all(
             let before = p.found.trial.input.len();
             let (t, _) = minimize::minimize(
                 &p.found.trial,
-                &mut |c| same_kind(imp, c, &key, opts.known_rules).is_some(),
+                &mut |c| same_kind(imp, c, &key, &dopts, &mut errored).is_some(),
                 budget,
             );
-            if let Some((want, d)) = same_kind(imp, &t, &key, opts.known_rules) {
+            if let Some((want, d)) = same_kind(imp, &t, &key, &dopts, &mut errored) {
                 shrunk |= t.input.len() < before || t.op != p.found.trial.op;
                 p.found.trial = t;
                 p.found.want = want;

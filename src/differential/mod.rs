@@ -308,8 +308,9 @@ fn comparable(info: &ImplInfo, t: &Trial, report: &mut DiffReport) -> Option<Exp
 /// Calls the canonical minimizer may make per kind after proptest (D-SHRINK-1).
 pub(crate) const MINIMIZE_CALLS: u32 = 400;
 
-/// Whether `t` still disagrees as kind `key` (a fault counts as not: D-FAULT-1).
-fn same_kind(
+/// Whether `t` still disagrees as kind `key` (a fault counts as not: D-FAULT-1). The
+/// differential phase's minimizer and a campaign's shrinking ask it.
+pub(crate) fn same_kind(
     imp: &mut dyn Implementation,
     t: &Trial,
     key: &KindKey,
