@@ -151,6 +151,7 @@ const NOT_VECTOR_RULES: &[&str] = &[
     "D-SHRINK-1",
     "D-KEEP-1",
     "D-CONSEQ-1",
+    "D-CONSEQ-2",
     "D-FAULT-1",
 ];
 

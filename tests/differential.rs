@@ -464,3 +464,66 @@ fn a_reader_decision_is_one_kind_across_the_journal_operations() {
     let r = differential::run(&mut imp, &opts(400, 7, &known)).unwrap();
     assert!(r.kinds.iter().all(|k| k.known), "{}", summary(&r));
 }
+
+/// A decision of replay and fingerprint alike (not of validate): both read one event
+/// fewer than the journal holds when it holds two or more lines (a reader that stops
+/// before the last line). Validate, branch and the rest are the reference's.
+struct DropsTheLastLine {
+    inner: Reference,
+    info: ImplInfo,
+}
+
+impl Implementation for DropsTheLastLine {
+    fn info(&self) -> &ImplInfo {
+        &self.info
+    }
+    fn run(&mut self, op: &Operation, profile: Profile, input: &[u8]) -> Reply {
+        let whole = matches!(
+            op,
+            Operation::Replay { until: None } | Operation::Fingerprint { until: None }
+        );
+        let lines: Vec<&[u8]> = input.split_inclusive(|b| *b == b'\n').collect();
+        if !whole || lines.len() < 2 {
+            return self.inner.run(op, profile, input);
+        }
+        let kept = lines[..lines.len() - 1].concat();
+        self.inner.run(op, profile, &kept)
+    }
+}
+
+/// D-CONSEQ-2: kinds of two operations whose shrunk inputs are the same bytes are one
+/// decision, the earlier operation's (replay before fingerprint), with the other listed
+/// as its consequence; and a kind of one operation is never merged into another of it.
+#[test]
+fn kinds_of_two_operations_with_one_shrunk_input_are_one_decision() {
+    let none = BTreeSet::new();
+    let mut imp = DropsTheLastLine {
+        inner: Reference::default(),
+        info: Reference::default().info().clone(),
+    };
+    let r = differential::run(&mut imp, &opts(300, 11, &none)).unwrap();
+    let s = summary(&r);
+    assert!(!r.kinds.is_empty(), "{s}");
+    let merged: Vec<&Kind> = r
+        .kinds
+        .iter()
+        .filter(|k| k.consequences.iter().any(|c| c.starts_with("fingerprint ")))
+        .collect();
+    assert!(!merged.is_empty(), "no fingerprint kind merged:\n{s}");
+    for k in &merged {
+        assert_eq!(k.op, "replay", "{s}");
+        assert!(
+            k.explanation.contains("its shrunk input is this kind's"),
+            "{s}"
+        );
+    }
+    // Whatever is left of fingerprint has an input no replay kind has.
+    for f in r.kinds.iter().filter(|k| k.op == "fingerprint") {
+        assert!(
+            !r.kinds
+                .iter()
+                .any(|k| k.op == "replay" && k.counterexample.input == f.counterexample.input),
+            "{s}"
+        );
+    }
+}

@@ -521,7 +521,8 @@ fn job(shared: &Shared, j: u32, pool: Vec<Trial>, make: &Factory) -> Result<JobR
     shared.stats.lock().unwrap().phase = "shrinking";
     let name = info.name.clone();
     let kinds = shrink_all(imp.as_mut(), pending, opts, &name);
-    // Consequences: a later operation's kind whose input already disagrees in validate.
+    // Consequences: a later operation's kind whose input already disagrees in validate,
+    // or whose input is an earlier operation's kind's (D-CONSEQ-1, D-CONSEQ-2).
     let dopts = diff_options(opts);
     let mut errored = 0;
     let (execs, kinds): (Vec<u64>, Vec<Kind>) = kinds.into_iter().unzip();
@@ -530,7 +531,8 @@ fn job(shared: &Shared, j: u32, pool: Vec<Trial>, make: &Factory) -> Result<JobR
     let (faults, kinds): (Vec<Kind>, Vec<Kind>) = kinds
         .into_iter()
         .partition(|k| k.cause == Cause::AdapterFault);
-    let mut kinds = consequences::fold(imp.as_mut(), &info, kinds, &dopts, &mut errored);
+    let kinds = consequences::fold(imp.as_mut(), &info, kinds, &dopts, &mut errored);
+    let mut kinds = consequences::merge_same_input(kinds);
     kinds.extend(faults);
     let kinds = kinds
         .into_iter()

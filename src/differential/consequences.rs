@@ -15,13 +15,19 @@
 //!
 //! The earlier operation is asked only when the implementation offers it for the kind's
 //! profile; an adapter fault there leaves the kind as it was (counted as errored).
+//!
+//! After the fold, kinds of different operations whose shrunk inputs are the same bytes
+//! in the same profile are one decision too ([`merge_same_input`], `D-CONSEQ-2`): a
+//! reducer decision that shows in `replay` and in `branch` on the same minimal journal
+//! is one kind, the first operation's.
 
 use super::attribute::classify;
 use super::counterexamples::make_kind;
 use super::trials::{expectation, Trial};
 use super::{DiffOptions, Found, Kind};
 use crate::adapter::{ImplInfo, Implementation, Reply};
-use crate::ops::Operation;
+use crate::ops::{OpKind, Operation};
+use std::collections::BTreeMap;
 
 /// The operation whose disagreement a kind of `op` would be a consequence of.
 pub fn earlier(op: &Operation) -> Option<Operation> {
@@ -121,6 +127,56 @@ pub fn fold(
         }
     }
     out
+}
+
+/// Merge every kind whose shrunk input (bytes and profile) is a kind's of an operation
+/// earlier in [`OpKind::ALL`]'s order (D-CONSEQ-2) into that kind: its occurrences are
+/// added, its id listed as a consequence. Kinds keep their order otherwise. Kinds of one
+/// operation never share a shrunk input: the same input and answer classify as one kind.
+pub fn merge_same_input(kinds: Vec<Kind>) -> Vec<Kind> {
+    let rank = |k: &Kind| {
+        OpKind::ALL
+            .iter()
+            .position(|o| o.as_str() == k.op)
+            .unwrap_or(OpKind::ALL.len())
+    };
+    // The kind each input goes to: the one of the earliest operation, first found.
+    let mut target: BTreeMap<(&[u8], &str), usize> = BTreeMap::new();
+    for (i, k) in kinds.iter().enumerate() {
+        let key = (
+            k.counterexample.input.as_slice(),
+            k.counterexample.profile.as_str(),
+        );
+        let e = target.entry(key).or_insert(i);
+        if rank(k) < rank(&kinds[*e]) {
+            *e = i;
+        }
+    }
+    let goes_to: Vec<usize> = kinds
+        .iter()
+        .map(|k| {
+            target[&(
+                k.counterexample.input.as_slice(),
+                k.counterexample.profile.as_str(),
+            )]
+        })
+        .collect();
+    let mut slots: Vec<Option<Kind>> = kinds.into_iter().map(Some).collect();
+    for (i, &t) in goes_to.iter().enumerate() {
+        if t == i {
+            continue;
+        }
+        let k = slots[i].take().expect("a kind is merged once");
+        let e = slots[t].as_mut().expect("a target is never merged");
+        let entry = format!("{} {}", k.op, k.id);
+        e.occurrences += k.occurrences;
+        e.explanation.push_str(&format!(
+            "\nalso explains {entry}: the same decision, its shrunk input is this kind's"
+        ));
+        e.consequences.push(entry);
+        e.consequences.extend(k.consequences);
+    }
+    slots.into_iter().flatten().collect()
 }
 
 #[cfg(test)]

@@ -165,7 +165,8 @@ pub fn run(imp: &mut dyn Implementation, opts: &DiffOptions) -> Result<DiffRepor
     };
     let search = compare(imp, &info, &strategy, opts, &mut report)?;
     let kinds = shrink_kinds(imp, search, opts, &info.name, &mut report.errored);
-    let mut kinds = consequences::fold(imp, &info, kinds, opts, &mut report.errored);
+    let kinds = consequences::fold(imp, &info, kinds, opts, &mut report.errored);
+    let mut kinds = consequences::merge_same_input(kinds);
     counterexamples::dedupe_ids(&mut kinds);
     if let Some(dir) = opts.counterexamples {
         // A kind whose counterexample cannot be written is still a kind: the write
