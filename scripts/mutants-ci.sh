@@ -4,14 +4,15 @@
 #   scripts/mutants-ci.sh [BASE]
 #
 # Runs cargo-mutants (27.1.0, .cargo/mutants.toml: tests/mutation_gate.rs is the only
-# test) on the reference's semantic modules, in a campaign tree made from HEAD's commit
+# test) on the reference's gated semantic modules (below), in a campaign tree made from HEAD's commit
 # (scripts/mutants-tree.sh; uncommitted changes are not in it):
 #
 # - when BASE is given, or a merge base with origin/main or main exists, and the diff
 #   against it touches those modules: only the mutants on the changed lines (--in-diff);
-# - otherwise: one fixed shard, MUTANTS_SHARD (default: K/N with N=${MUTANTS_SHARDS:-400}
+# - otherwise: one fixed shard, MUTANTS_SHARD (default: K/N with N=${MUTANTS_SHARDS:-80}
 #   and K from the commit's tree hash, so a commit always runs the same few mutants and
-#   successive commits walk through all of them).
+#   successive commits walk through all of them; 80 shards of the gated modules' ~240
+#   mutants are three each).
 # MUTANTS_ARGS adds arguments to cargo mutants (e.g. MUTANTS_ARGS='--re fingerprint' with
 # MUTANTS_SHARD=0/1 re-runs chosen mutants).
 #
@@ -22,9 +23,14 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
-modules=(src/wire.rs src/json.rs src/canonical.rs src/event.rs src/profile.rs
-  src/journal.rs src/replay.rs src/fingerprint.rs src/branch.rs src/tree.rs
-  'src/tree/*.rs' src/store.rs src/ops.rs 'src/fast/*.rs')
+# The modules whose campaign is complete (conformance/mutants/README.md, "Results"): every
+# mutant of theirs is caught, unviable, timed out or explained, so a miss here is NEW. The
+# other semantic modules (json, canonical, profile, tree, tree/yoagent, store, ops, fast/)
+# join this list when their campaign ends with every miss fixed or explained: until then
+# their known misses would fail every run, which is not a gate but noise.
+# MUTANTS_MODULES='src/a.rs src/b.rs' overrides the list (a campaign of one module).
+modules=(src/wire.rs src/event.rs src/journal.rs src/replay.rs src/fingerprint.rs src/branch.rs)
+if [ -n "${MUTANTS_MODULES:-}" ]; then read -r -a modules <<<"$MUTANTS_MODULES"; fi
 file_args=()
 for m in "${modules[@]}"; do file_args+=(--file "$m"); done
 
@@ -48,11 +54,11 @@ if [ -n "$base" ] && ! git diff --quiet "$base" -- "${plain_modules[@]}"; then
   selection=(--in-diff "$out/diff")
   echo "mutants-ci: the mutants on the lines changed since $base"
 else
-  n=${MUTANTS_SHARDS:-400}
+  n=${MUTANTS_SHARDS:-80}
   k=$(( 0x$(git rev-parse 'HEAD^{tree}' | cut -c1-7) % n ))
   shard=${MUTANTS_SHARD:-$k/$n}
   selection=(--shard "$shard")
-  echo "mutants-ci: shard $shard of the semantic modules' mutants"
+  echo "mutants-ci: shard $shard of the gated modules' mutants (${modules[*]})"
 fi
 
 cargo mutants --version || exit 2
@@ -60,7 +66,12 @@ repo=$(pwd)
 # The campaign tree: HEAD with the gate as the only test target (scripts/mutants-tree.sh);
 # its builds share the repository's target directory, so dependencies are reused.
 scripts/mutants-tree.sh "$out/tree" >/dev/null || exit 2
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target}
+# Wherever cargo's target directory is (CARGO_TARGET_DIR, build.target-dir): ask cargo.
+if [ -z "${CARGO_TARGET_DIR:-}" ]; then
+  CARGO_TARGET_DIR=$(cargo metadata --format-version 1 --no-deps |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])') || exit 2
+fi
+export CARGO_TARGET_DIR
 start=$(date +%s)
 (cd "$out/tree" && cargo mutants --in-place --no-shuffle --timeout "${MUTANTS_TIMEOUT:-120}" \
   "${file_args[@]}" "${selection[@]}" ${MUTANTS_ARGS:-} -o "$out")
