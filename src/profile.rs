@@ -76,28 +76,102 @@ fn violation(pointer: &str, msg: impl std::fmt::Display) -> Error {
     Error::new(ErrorCode::ProfileViolation, format!("{pointer}: {msg}"))
 }
 
-/// Members of `obj` must be among `allowed`; the first `required` of them must exist.
-fn closed(obj: &Value, ptr: &str, allowed: &[&str], required: usize) -> Result<(), Error> {
-    for name in &allowed[..required] {
-        if obj.get(name).is_none() {
-            return Err(violation(
-                &format!("{ptr}/{name}"),
-                "required field is missing",
-            ));
-        }
-    }
-    for (k, _) in obj.as_object().unwrap_or(&[]) {
-        if !allowed.contains(&k.as_str()) {
-            return Err(violation(
-                &format!("{ptr}/{k}"),
-                "field is not allowed by trace-0.1",
-            ));
-        }
-    }
-    Ok(())
+/// What the Trace 0.1 check reads of a JSON value. The oracle's [`Value`] answers it, and
+/// so does the fast path's token tape (`crate::fast`), so ONE text of the `P-TRACE-*`
+/// rules decides both: the fast path checks a valid line without building a `Value`.
+pub(crate) trait Node<'a>: Copy {
+    /// The kind's name, as [`Value::kind`] gives it (for messages).
+    fn kind(self) -> &'static str;
+    /// Member `key` of an object (`None` for anything else).
+    fn get(self, key: &str) -> Option<Self>;
+    fn as_str(self) -> Option<&'a str>;
+    fn is_object(self) -> bool;
+    /// An object's member names (UTF-8 bytes) in input order (none for anything else).
+    fn keys(self) -> impl Iterator<Item = &'a [u8]>;
+    /// An array's items (`None` for anything else).
+    fn items(self) -> Option<Vec<Self>>;
+    /// An integer's literal as the oracle keeps it (`-0` is `0`).
+    fn int_text(self) -> Option<&'a str>;
+    /// A float's value.
+    fn float(self) -> Option<f64>;
 }
 
-fn string<'a>(v: &'a Value, ptr: &str, nonempty: bool) -> Result<&'a str, Error> {
+impl<'a> Node<'a> for &'a Value {
+    fn kind(self) -> &'static str {
+        Value::kind(self)
+    }
+    fn get(self, key: &str) -> Option<Self> {
+        Value::get(self, key)
+    }
+    fn as_str(self) -> Option<&'a str> {
+        Value::as_str(self)
+    }
+    fn is_object(self) -> bool {
+        matches!(self, Value::Object(_))
+    }
+    fn keys(self) -> impl Iterator<Item = &'a [u8]> {
+        self.as_object()
+            .unwrap_or(&[])
+            .iter()
+            .map(|(k, _)| k.as_bytes())
+    }
+    fn items(self) -> Option<Vec<Self>> {
+        self.as_array().map(|a| a.iter().collect())
+    }
+    fn int_text(self) -> Option<&'a str> {
+        match self {
+            Value::Number(Number::Int(s)) => Some(s),
+            _ => None,
+        }
+    }
+    fn float(self) -> Option<f64> {
+        match self {
+            Value::Number(Number::Float(f)) => Some(*f),
+            _ => None,
+        }
+    }
+}
+
+/// Members of `obj` must be among `allowed`; the first `required` of them must exist.
+/// The first missing one (in `allowed`'s order) is reported before the first member not
+/// allowed (in input order). One pass over the members: an object's names are unique
+/// (C-KEY-2), so when as many of them as `required` are among the first `required`
+/// names, none of those is missing.
+fn closed<'a, N: Node<'a>>(
+    obj: N,
+    ptr: &str,
+    allowed: &[&str],
+    required: usize,
+) -> Result<(), Error> {
+    let mut present = 0;
+    let mut stranger = None;
+    for k in obj.keys() {
+        match allowed.iter().position(|a| a.as_bytes() == k) {
+            Some(i) if i < required => present += 1,
+            Some(_) => {}
+            None => stranger = stranger.or(Some(k)),
+        }
+    }
+    if present < required {
+        let name = allowed[..required]
+            .iter()
+            .find(|name| obj.get(name).is_none())
+            .expect("a required name is missing");
+        return Err(violation(
+            &format!("{ptr}/{name}"),
+            "required field is missing",
+        ));
+    }
+    match stranger {
+        Some(k) => Err(violation(
+            &format!("{ptr}/{}", String::from_utf8_lossy(k)),
+            "field is not allowed by trace-0.1",
+        )),
+        None => Ok(()),
+    }
+}
+
+fn string<'a, N: Node<'a>>(v: N, ptr: &str, nonempty: bool) -> Result<&'a str, Error> {
     match v.as_str() {
         Some(s) if nonempty && s.is_empty() => Err(violation(ptr, "must not be empty")),
         Some(s) => Ok(s),
@@ -108,7 +182,7 @@ fn string<'a>(v: &'a Value, ptr: &str, nonempty: bool) -> Result<&'a str, Error>
     }
 }
 
-fn one_of(v: &Value, ptr: &str, options: &[&str]) -> Result<(), Error> {
+fn one_of<'a, N: Node<'a>>(v: N, ptr: &str, options: &[&str]) -> Result<(), Error> {
     let s = string(v, ptr, false)?;
     if options.contains(&s) {
         Ok(())
@@ -117,13 +191,14 @@ fn one_of(v: &Value, ptr: &str, options: &[&str]) -> Result<(), Error> {
     }
 }
 
-fn object<'a>(v: &'a Value, ptr: &str) -> Result<&'a Value, Error> {
-    match v {
-        Value::Object(_) => Ok(v),
-        _ => Err(violation(
+fn object<'a, N: Node<'a>>(v: N, ptr: &str) -> Result<N, Error> {
+    if v.is_object() {
+        Ok(v)
+    } else {
+        Err(violation(
             ptr,
             format!("must be an object, found {}", v.kind()),
-        )),
+        ))
     }
 }
 
@@ -199,6 +274,11 @@ pub fn is_rfc3339(s: &str) -> bool {
 
 /// Check an event object (already past the `core` rules) against Trace 0.1.
 pub fn check_trace01(ev: &Value) -> Result<(), Error> {
+    check(ev)
+}
+
+/// [`check_trace01`] on any [`Node`]: the oracle's value or the fast path's tape.
+pub(crate) fn check<'a, N: Node<'a>>(ev: N) -> Result<(), Error> {
     // P-TRACE-1: required and closed top-level fields.
     closed(ev, "", TOP, TOP_REQUIRED)?;
     // P-TRACE-2: trace_version.
@@ -210,7 +290,7 @@ pub fn check_trace01(ev: &Value) -> Result<(), Error> {
         ));
     }
     // P-TRACE-3: sequence minimum 0.
-    if let Some(Value::Number(Number::Int(s))) = ev.get("sequence") {
+    if let Some(s) = ev.get("sequence").and_then(|v| v.int_text()) {
         if s.starts_with('-') {
             return Err(violation("/sequence", "must be >= 0"));
         }
@@ -236,7 +316,7 @@ pub fn check_trace01(ev: &Value) -> Result<(), Error> {
 }
 
 /// `P-TRACE-6`: `actor`, a closed object with a `kind` of the enum and a non-empty `id`.
-fn check_actor(ev: &Value) -> Result<(), Error> {
+fn check_actor<'a, N: Node<'a>>(ev: N) -> Result<(), Error> {
     let actor = object(ev.get("actor").unwrap(), "/actor")?;
     closed(actor, "/actor", &["kind", "id", "parent_id"], 2)?;
     one_of(actor.get("kind").unwrap(), "/actor/kind", ACTOR_KINDS)?;
@@ -249,7 +329,7 @@ fn check_actor(ev: &Value) -> Result<(), Error> {
 
 /// `P-TRACE-7`: `provenance`, a closed object: stable agent and experiment ids, a
 /// snapshot, a surface, a harness mode of the enum, optional model and provider.
-fn check_provenance(prov: &Value) -> Result<(), Error> {
+fn check_provenance<'a, N: Node<'a>>(prov: N) -> Result<(), Error> {
     closed(
         prov,
         "/provenance",
@@ -298,7 +378,7 @@ fn check_provenance(prov: &Value) -> Result<(), Error> {
 
 /// `P-TRACE-8`: `redaction`, a closed object: a status of the enum, unique non-empty
 /// field names, optional notes.
-fn check_redaction(ev: &Value) -> Result<(), Error> {
+fn check_redaction<'a, N: Node<'a>>(ev: N) -> Result<(), Error> {
     let red = object(ev.get("redaction").unwrap(), "/redaction")?;
     closed(red, "/redaction", &["status", "fields", "notes"], 2)?;
     one_of(
@@ -307,14 +387,14 @@ fn check_redaction(ev: &Value) -> Result<(), Error> {
         REDACTION_STATUS,
     )?;
     let fields = red.get("fields").unwrap();
-    let items = fields.as_array().ok_or_else(|| {
+    let items = fields.items().ok_or_else(|| {
         violation(
             "/redaction/fields",
             format!("must be an array, found {}", fields.kind()),
         )
     })?;
     for (i, item) in items.iter().enumerate() {
-        let s = string(item, &format!("/redaction/fields/{i}"), true)?;
+        let s = string(*item, &format!("/redaction/fields/{i}"), true)?;
         if items[..i].iter().any(|x| x.as_str() == Some(s)) {
             return Err(violation(
                 &format!("/redaction/fields/{i}"),
@@ -329,15 +409,15 @@ fn check_redaction(ev: &Value) -> Result<(), Error> {
 }
 
 /// `P-TRACE-9`: `duration_ms`, when present, is a number >= 0.
-fn check_duration(ev: &Value) -> Result<(), Error> {
+fn check_duration<'a, N: Node<'a>>(ev: N) -> Result<(), Error> {
     if let Some(d) = ev.get("duration_ms") {
-        let negative = match d {
-            Value::Number(Number::Int(s)) => s.starts_with('-'),
-            Value::Number(Number::Float(f)) => *f < 0.0,
-            other => {
+        let negative = match (d.int_text(), d.float()) {
+            (Some(s), _) => s.starts_with('-'),
+            (None, Some(f)) => f < 0.0,
+            (None, None) => {
                 return Err(violation(
                     "/duration_ms",
-                    format!("must be a number, found {}", other.kind()),
+                    format!("must be a number, found {}", d.kind()),
                 ))
             }
         };

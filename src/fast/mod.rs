@@ -372,7 +372,7 @@ impl LineWorker {
         let t = &self.tape;
         let env = Envelope::read(t, s)?;
         if profile == JournalProfile::Trace01 {
-            trace01(t, s, env.payload)?;
+            trace01(t, s)?;
         }
         // R-TYPE-1: the fields the reducer reads are strings when present.
         let payload = TapePayload {
@@ -473,23 +473,96 @@ impl Envelope {
     }
 }
 
-/// `P-TRACE-*` on the tape, or `None` to decline: the profile check reads everything
-/// but the payload, so it gets the event with an empty payload.
-fn trace01(t: &Tape, s: &[u8], payload: usize) -> Option<()> {
-    let members = t
-        .members_in_input_order(0)
-        .into_iter()
-        .map(|k| {
-            let key = String::from_utf8(t.str_bytes(s, k).unwrap().to_vec()).unwrap();
-            let v = if k + 1 == payload {
-                Value::Object(Vec::new())
-            } else {
-                t.to_value(s, k + 1)
-            };
-            (key, v)
+/// `P-TRACE-*` on the tape, or `None` to decline (the oracle words the violation): the
+/// same rule text as the oracle's ([`crate::profile::check`]), read through [`TapeNode`],
+/// with no `Value` built.
+fn trace01(t: &Tape, s: &[u8]) -> Option<()> {
+    crate::profile::check(TapeNode {
+        tape: t,
+        input: s,
+        tok: 0,
+    })
+    .ok()
+}
+
+/// A token of a line's tape as a [`crate::profile::Node`].
+#[derive(Clone, Copy)]
+struct TapeNode<'a> {
+    tape: &'a Tape,
+    input: &'a [u8],
+    tok: usize,
+}
+
+impl<'a> TapeNode<'a> {
+    fn at(self, tok: usize) -> TapeNode<'a> {
+        TapeNode { tok, ..self }
+    }
+    /// The bytes of a string token as `&str` (the line is valid UTF-8, and decoded
+    /// escapes are too: a lone surrogate declines while parsing).
+    fn text(self, tok: usize) -> Option<&'a str> {
+        std::str::from_utf8(self.tape.str_bytes(self.input, tok)?).ok()
+    }
+}
+
+impl<'a> crate::profile::Node<'a> for TapeNode<'a> {
+    fn kind(self) -> &'static str {
+        match self.tape.toks[self.tok] {
+            Tok::Null => "null",
+            Tok::True | Tok::False => "boolean",
+            Tok::Int { .. } => "integer",
+            Tok::Float(_) => "float",
+            Tok::Str { .. } => "string",
+            Tok::Array { .. } => "array",
+            Tok::Object { .. } => "object",
+        }
+    }
+    fn get(self, key: &str) -> Option<Self> {
+        self.tape
+            .get(self.input, self.tok, key.as_bytes())
+            .map(|v| self.at(v))
+    }
+    fn as_str(self) -> Option<&'a str> {
+        self.text(self.tok)
+    }
+    fn is_object(self) -> bool {
+        matches!(self.tape.toks[self.tok], Tok::Object { .. })
+    }
+    fn keys(self) -> impl Iterator<Item = &'a [u8]> {
+        // An object's tokens are its members in input order: key, value subtree, ...
+        let end = match self.tape.toks[self.tok] {
+            Tok::Object { end, .. } => end,
+            _ => self.tok + 1,
+        };
+        let mut i = self.tok + 1;
+        std::iter::from_fn(move || {
+            (i < end).then(|| {
+                let key = i;
+                i = self.tape.next(key + 1);
+                self.tape.str_bytes(self.input, key).unwrap_or_default()
+            })
         })
-        .collect();
-    crate::profile::check_trace01(&Value::Object(members)).ok()
+    }
+    fn items(self) -> Option<Vec<Self>> {
+        let Tok::Array { end } = self.tape.toks[self.tok] else {
+            return None;
+        };
+        let mut out = Vec::new();
+        let mut i = self.tok + 1;
+        while i < end {
+            out.push(self.at(i));
+            i = self.tape.next(i);
+        }
+        Some(out)
+    }
+    fn int_text(self) -> Option<&'a str> {
+        std::str::from_utf8(self.tape.int_text(self.input, self.tok)?).ok()
+    }
+    fn float(self) -> Option<f64> {
+        match self.tape.toks[self.tok] {
+            Tok::Float(f) => Some(f),
+            _ => None,
+        }
+    }
 }
 
 /// The projection's share of an accepted line ([`contribution`]): texts as canonical
@@ -951,4 +1024,72 @@ pub fn branch<R: BufRead + Send>(
         inherited_event_ids: c.inherited,
         parent_fingerprint: c.proj.fingerprint,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{trace01, Tape};
+    use crate::golden::GOLDEN;
+
+    /// The tape's `P-TRACE-*` check accepts exactly the lines the oracle's accepts, and
+    /// accepts every line of the golden traces (Trace 0.1 recordings): a check that
+    /// declined everything would agree with the oracle and be no fast path.
+    #[test]
+    fn the_tape_checks_trace01_as_the_oracle_does() {
+        let mut tape = Tape::default();
+        let mut accepted = 0;
+        let edits: &[(&str, &str)] = &[
+            ("", ""),
+            ("\"trace_version\":\"0.1.0\"", "\"trace_version\":\"0.2.0\""),
+            ("\"kind\":\"", "\"kind\":\"x"),
+            ("\"harness_mode\":\"", "\"harness_mode\":\"x"),
+            ("\"status\":\"", "\"status\":\"x"),
+            ("\"fields\":[", "\"fields\":[\"a\",\"a\","),
+            ("\"fields\":[", "\"fields\":[\"\","),
+            ("\"fields\":[", "\"fields\":7,\"x\":["),
+            ("\"timestamp\":\"2", "\"timestamp\":\"3"),
+            ("\"timestamp\":\"", "\"timestamp\":\"x"),
+            ("\"sequence\":", "\"sequence\":-"),
+            ("\"type\":\"", "\"type\":\"x"),
+            ("\"actor\":{", "\"actor\":{\"extra\":1,"),
+            (
+                "\"provenance\":{",
+                "\"provenance\":{\"agent_id\":\"Not-Stable\",",
+            ),
+            ("\"provenance\":{", "\"provenance\":{\"model\":3,"),
+            ("{", "{\"duration_ms\":-1.5,"),
+            ("{", "{\"duration_ms\":\"1\","),
+            ("{", "{\"duration_ms\":0,"),
+            ("{", "{\"unknown\":0,"),
+            ("\"surface\":\"", "\"surface\":\"\\u00e9"),
+            ("\"id\":\"", "\"id\":\"\\\""),
+        ];
+        for g in GOLDEN {
+            for line in g.journal.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+                let text = std::str::from_utf8(line).unwrap();
+                for (from, to) in edits {
+                    let edited = text.replacen(from, to, 1);
+                    let Ok(value) = crate::json::parse(&edited) else {
+                        continue;
+                    };
+                    let oracle = crate::profile::check_trace01(&value).is_ok();
+                    tape.parse(edited.as_bytes())
+                        .expect("the tape parses what json does");
+                    let fast = trace01(&tape, edited.as_bytes()).is_some();
+                    assert_eq!(fast, oracle, "{edited}");
+                    accepted += usize::from(fast && from.is_empty());
+                }
+            }
+        }
+        let lines: usize = GOLDEN
+            .iter()
+            .map(|g| {
+                g.journal
+                    .split(|b| *b == b'\n')
+                    .filter(|l| !l.is_empty())
+                    .count()
+            })
+            .sum();
+        assert_eq!(accepted, lines, "every golden line is accepted on the tape");
+    }
 }

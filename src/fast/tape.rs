@@ -149,20 +149,6 @@ impl Tape {
         .map(|i| keys[i].1 + 1)
     }
 
-    /// The key tokens of object `obj` in input order (its keys are the tokens right
-    /// before each member value).
-    pub fn members_in_input_order(&self, obj: usize) -> Vec<usize> {
-        let Tok::Object { order, members, .. } = self.toks[obj] else {
-            return Vec::new();
-        };
-        let mut keys: Vec<usize> = self.order[order..order + members]
-            .iter()
-            .map(|&(_, k)| k)
-            .collect();
-        keys.sort_unstable();
-        keys
-    }
-
     fn value(&mut self, s: &[u8], p: usize, depth: usize) -> Option<usize> {
         // Tokens are values and keys: at the budget of values (json::MAX_VALUES) or
         // before, decline, so the oracle gives the error at its place.
@@ -511,35 +497,6 @@ impl Tape {
             *marked = begin..out.len();
         }
         next
-    }
-
-    /// The oracle's value of token `t` (for checks written against `json::Value`).
-    pub fn to_value(&self, s: &[u8], t: usize) -> crate::json::Value {
-        use crate::json::{Number, Value};
-        let text = |b: &[u8]| String::from_utf8(b.to_vec()).expect("UTF-8");
-        match self.toks[t] {
-            Tok::Null => Value::Null,
-            Tok::True => Value::Bool(true),
-            Tok::False => Value::Bool(false),
-            Tok::Int { .. } => Value::Number(Number::Int(text(self.int_text(s, t).unwrap()))),
-            Tok::Float(f) => Value::Number(Number::Float(f)),
-            Tok::Str { .. } => Value::String(text(self.str_bytes(s, t).unwrap())),
-            Tok::Array { end } => {
-                let mut items = Vec::new();
-                let mut i = t + 1;
-                while i < end {
-                    items.push(self.to_value(s, i));
-                    i = self.next(i);
-                }
-                Value::Array(items)
-            }
-            Tok::Object { .. } => Value::Object(
-                self.members_in_input_order(t)
-                    .into_iter()
-                    .map(|k| (text(self.str_bytes(s, k).unwrap()), self.to_value(s, k + 1)))
-                    .collect(),
-            ),
-        }
     }
 
     /// The index of the token after token `t`'s subtree.
