@@ -380,6 +380,31 @@ for name, inp in [
     ok(N, name, inp, "A double exactly halfway between two shortest spellings prints the even one.",
        FLT, ["float", "shortest", "tie"])
 
+# Near ties that are not ties (issue 19, mutation campaign of src/canonical.rs): doubles
+# m * 2^q with -25 <= q < 0 whose shortest spelling has two candidates of the same length
+# that both read back, one closer: repr prints the closer one, never "the even one".
+# Found by simulating the mutants `||` as `&&` in round_tie_to_even against repr.
+for name, inp in [
+    ("float-near-tie-1", "25799798268.786743"),
+    ("float-near-tie-2", "2081012632.4647217"),
+    ("float-near-tie-3", "3927680.2047228217"),
+]:
+    ok(N, name, inp, "A double near, not at, a tie of two shortest spellings prints the closer one.",
+       FLT, ["float", "shortest", "tie"])
+
+# Exponents of two and three digits in the exponent form: at least two digits, never
+# padded beyond (repr: 1e-10, 1e-100, 1.5e+300).
+for name, inp in [
+    ("float-exp-minus-9", "1e-9"),
+    ("float-exp-minus-10", "1e-10"),
+    ("float-exp-minus-10-mantissa", "-1.5e-10"),
+    ("float-exp-minus-99", "1e-99"),
+    ("float-exp-minus-100", "1e-100"),
+    ("float-exp-plus-100", "1.5e100"),
+]:
+    ok(N, name, inp, "The exponent has at least two digits and no more padding than that.",
+       FLT, ["float", "exp-boundary"])
+
 # --- strings ---------------------------------------------------------------
 
 S = "strings"
