@@ -78,6 +78,30 @@ fn word(k: &[u8]) -> u64 {
     u64::from_be_bytes(w)
 }
 
+/// The byte order of keys `a` and `b` whose words ([`word`]) are `wa` and `wb`: the
+/// words first; on equal words the first 8 bytes agree (a shorter key is padded with
+/// zeros), so the rest decides, compared inline (keys are short; memcmp's call costs
+/// more than the bytes).
+#[inline]
+fn key_cmp(wa: u64, a: &[u8], wb: u64, b: &[u8]) -> std::cmp::Ordering {
+    wa.cmp(&wb).then_with(|| match (a.len() > 8, b.len() > 8) {
+        (false, false) => a.len().cmp(&b.len()),
+        (true, true) => short_cmp(&a[8..], &b[8..]),
+        _ => short_cmp(a, b),
+    })
+}
+
+/// `a.cmp(b)` as a plain loop (for the few bytes of a key's tail).
+#[inline]
+fn short_cmp(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return x.cmp(y);
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
 fn hex4(s: &[u8], p: usize) -> Option<u32> {
     let digits = s.get(p..p + 4)?;
     let mut v = 0u32;
@@ -142,8 +166,7 @@ impl Tape {
         let keys = &self.order[order..order + members];
         let w = word(key);
         keys.binary_search_by(|&(kw, k)| {
-            kw.cmp(&w)
-                .then_with(|| Self::key_bytes(&self.toks, &self.decoded, s, k).cmp(key))
+            key_cmp(kw, Self::key_bytes(&self.toks, &self.decoded, s, k), w, key)
         })
         .ok()
         .map(|i| keys[i].1 + 1)
@@ -541,8 +564,19 @@ impl PayloadView for TapePayload<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::word;
+    use super::{key_cmp, word};
     use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn key_cmp_is_byte_order(
+            a in proptest::collection::vec(prop_oneof![Just(0u8), Just(b'a'), any::<u8>()], 0..12),
+            b in proptest::collection::vec(prop_oneof![Just(0u8), Just(b'a'), any::<u8>()], 0..12),
+        ) {
+            // What `get`'s binary search compares with: the same order as the bytes.
+            prop_assert_eq!(key_cmp(word(&a), &a, word(&b), &b), a.cmp(&b));
+        }
+    }
 
     proptest! {
         #[test]
