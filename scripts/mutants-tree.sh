@@ -17,6 +17,11 @@ dir=${1:?usage: scripts/mutants-tree.sh DIR}
 cd "$(dirname "$0")/.."
 mkdir -p "$dir"
 git archive HEAD | tar -x -C "$dir"
+# git archive gives every file its commit's time. A target directory that once built a
+# MUTATED file at this path (a campaign stopped mid-mutant, MUTANTS_OUT reused) has outputs
+# newer than that, and cargo would reuse the mutated build as the unmutated one: every file
+# gets the time of now, so cargo rebuilds what is here.
+find "$dir" -type f -exec touch {} +
 python3 - "$dir/Cargo.toml" <<'EOF'
 import re, sys
 p = sys.argv[1]
