@@ -139,6 +139,7 @@ pub const EDITS: &[&str] = &[
     "retype-value",
     "reorder-members",
     "move-argument",
+    "stream-shape",
     "flip-byte",
     "insert-token",
     "delete-bytes",
@@ -155,6 +156,51 @@ fn below(rng: &mut TestRng, n: usize) -> usize {
 
 fn coin(rng: &mut TestRng) -> bool {
     rng.next_u32() & 1 == 1
+}
+
+/// An object's members in input order.
+type Members = Vec<(String, crate::json::Value)>;
+
+/// A line that is one JSON object: its members in input order and its line break.
+fn object_line(line: &[u8]) -> Option<(Members, &'static [u8])> {
+    let (body, brk): (&[u8], &'static [u8]) = match line.strip_suffix(b"\n") {
+        Some(b) => (b, b"\n"),
+        None => (line, b""),
+    };
+    match crate::json::parse_bytes(body) {
+        Ok(crate::json::Value::Object(m)) => Some((m, brk)),
+        _ => None,
+    }
+}
+
+/// The text of an object with `members` in this order (each value canonical), and `brk`.
+fn write_object(members: &[(String, crate::json::Value)], brk: &[u8]) -> Vec<u8> {
+    let text: Vec<String> = members
+        .iter()
+        .map(|(k, v)| {
+            let key = crate::canonical::to_string(&crate::json::Value::String(k.clone()));
+            format!("{key}:{}", crate::canonical::to_string(v))
+        })
+        .collect();
+    [format!("{{{}}}", text.join(",")).as_bytes(), brk].concat()
+}
+
+/// Set member `key` of `members` (in place when present, appended otherwise), or remove
+/// it when `v` is `None`.
+fn set_member(
+    members: &mut Vec<(String, crate::json::Value)>,
+    key: &str,
+    v: Option<crate::json::Value>,
+) {
+    let at = members.iter().position(|(k, _)| k == key);
+    match (at, v) {
+        (Some(i), Some(v)) => members[i].1 = v,
+        (None, Some(v)) => members.push((key.to_owned(), v)),
+        (Some(i), None) => {
+            members.remove(i);
+        }
+        (None, None) => {}
+    }
 }
 
 /// The lines of `input`, each with its line break (the last may have none).
@@ -457,27 +503,90 @@ pub fn mutate(t: &Trial, other: &Trial, rng: &mut TestRng) -> (Trial, &'static s
                 .filter(|&i| ls[i].trim_ascii_start().first() == Some(&b'{'))
                 .collect();
             if let Some(&i) = objects.get(below(rng, objects.len())) {
-                let (body, brk) = match ls[i].strip_suffix(b"\n") {
-                    Some(b) => (b.to_vec(), &b"\n"[..]),
-                    None => (ls[i].clone(), &b""[..]),
-                };
-                if let Ok(crate::json::Value::Object(mut m)) = crate::json::parse_bytes(&body) {
+                if let Some((mut m, brk)) = object_line(&ls[i]) {
                     if m.len() > 1 {
                         let k = 1 + below(rng, m.len() - 1);
                         m.rotate_left(k);
-                        let members: Vec<String> = m
-                            .iter()
-                            .map(|(k, v)| {
-                                let key = crate::canonical::to_string(&crate::json::Value::String(
-                                    k.clone(),
-                                ));
-                                format!("{key}:{}", crate::canonical::to_string(v))
-                            })
-                            .collect();
-                        ls[i] = [format!("{{{}}}", members.join(",")).as_bytes(), brk].concat();
+                        ls[i] = write_object(&m, brk);
                         *input = ls.concat();
                     }
                 }
+            }
+        }
+        "stream-shape" => {
+            // R-STREAM-1's shapes on one `model.response` line: a final that is not
+            // `true` (or a delta made final mid-stream), an absent or empty
+            // `accumulated`, an empty or absent `delta`, a `content` response in the
+            // middle of a stream, or content taken away; or a line that becomes a
+            // delta of the stream.
+            use crate::json::{Number, Value};
+            let mut ls = lines(input);
+            let responses: Vec<usize> = (0..ls.len())
+                .filter(|&i| {
+                    object_line(&ls[i]).is_some_and(|(m, _)| {
+                        m.iter()
+                            .any(|(k, v)| k == "type" && v.as_str() == Some("model.response"))
+                    })
+                })
+                .collect();
+            let objects: Vec<usize> = (0..ls.len())
+                .filter(|&i| object_line(&ls[i]).is_some())
+                .collect();
+            let pick = if responses.is_empty() || below(rng, 8) == 0 {
+                objects.get(below(rng, objects.len())).copied()
+            } else {
+                responses.get(below(rng, responses.len())).copied()
+            };
+            if let Some(i) = pick {
+                let (mut m, brk) = object_line(&ls[i]).expect("an object line");
+                let mut payload = match m.iter().find(|(k, _)| k == "payload") {
+                    Some((_, Value::Object(p))) => p.clone(),
+                    _ => Vec::new(),
+                };
+                let text = |rng: &mut TestRng| Value::String(["", "x", "é"][below(rng, 3)].into());
+                match below(rng, 7) {
+                    0 => {
+                        let finals = [
+                            Some(Value::Bool(true)),
+                            Some(Value::Bool(false)),
+                            Some(Value::String("true".into())),
+                            Some(Value::Number(Number::Int("1".into()))),
+                            Some(Value::Null),
+                            None,
+                        ];
+                        let f = finals[below(rng, finals.len())].clone();
+                        set_member(&mut payload, "final", f);
+                    }
+                    1 => {
+                        let v = coin(rng).then(|| text(rng));
+                        set_member(&mut payload, "accumulated", v);
+                    }
+                    2 => {
+                        let v = coin(rng).then(|| text(rng));
+                        set_member(&mut payload, "delta", v);
+                    }
+                    3 => {
+                        let v = if coin(rng) { text(rng) } else { Value::Null };
+                        set_member(&mut payload, "content", Some(v));
+                    }
+                    4 => set_member(&mut payload, "content", None),
+                    5 => {
+                        // Another message of the stream (interleaved message ids).
+                        let v = Value::String(["m1", "m2", ""][below(rng, 3)].into());
+                        set_member(&mut payload, "message_id", Some(v));
+                    }
+                    _ => {
+                        // The line becomes a streamed delta.
+                        set_member(&mut m, "type", Some(Value::String("model.response".into())));
+                        payload = vec![
+                            ("delta".into(), text(rng)),
+                            ("final".into(), Value::Bool(false)),
+                        ];
+                    }
+                }
+                set_member(&mut m, "payload", Some(Value::Object(payload)));
+                ls[i] = write_object(&m, brk);
+                *input = ls.concat();
             }
         }
         "move-argument" => {
@@ -558,8 +667,10 @@ mod tests {
 
     #[test]
     fn every_edit_is_reached_and_is_deterministic() {
-        let t =
-            trial(b"{\"sequence\":1,\"id\":\"a\",\"n\":2}\n{\"sequence\":2,\"parent_id\":\"a\"}\n");
+        let t = trial(
+            b"{\"sequence\":1,\"id\":\"a\",\"n\":2}\n{\"sequence\":2,\"parent_id\":\"a\"}\n\
+              {\"type\":\"model.response\",\"payload\":{\"delta\":\"d\",\"final\":false}}\n",
+        );
         let mut seen = std::collections::BTreeSet::new();
         let run = |seed: u8| {
             let mut rng = TestRng::from_seed(RngAlgorithm::ChaCha, &[seed; 32]);
@@ -604,6 +715,44 @@ mod tests {
             changed > 300,
             "most edits change the input: {changed} of 400"
         );
+    }
+
+    /// `stream-shape` reaches R-STREAM-1's shapes: the edited lines stay JSON objects, and
+    /// the reference's `assistant_messages` of the edited journals take several values
+    /// (a content mid-stream, a final that is no longer `true`, an accumulated dropped).
+    #[test]
+    fn stream_shapes_change_what_the_reducer_sees() {
+        let journal = crate::golden::GOLDEN
+            .iter()
+            .find(|g| g.name == "s02-events-streaming")
+            .expect("the streaming golden trace")
+            .journal;
+        let t = trial(journal);
+        let messages = |input: &[u8]| {
+            crate::replay::replay(input, crate::event::JournalProfile::Core, None)
+                .ok()
+                .map(|s| format!("{:?}", s.assistant_messages))
+        };
+        let mut rng = TestRng::from_seed(RngAlgorithm::ChaCha, &[3; 32]);
+        let mut seen = std::collections::BTreeSet::new();
+        let mut shaped = 0;
+        for _ in 0..3000 {
+            let (m, name) = mutate(&t, &t, &mut rng);
+            if name != "stream-shape" {
+                continue;
+            }
+            shaped += 1;
+            for line in m.input.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+                assert!(
+                    object_line(line).is_some(),
+                    "{}",
+                    String::from_utf8_lossy(line)
+                );
+            }
+            seen.insert(messages(&m.input));
+        }
+        assert!(shaped > 50, "{shaped}");
+        assert!(seen.len() >= 5, "only {} outcomes: {seen:?}", seen.len());
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! A campaign's guidance (SPEC.md 13.7, `FZ-SIG-1`): a cheap behaviour signature of one
 //! execution, the reference's side (operation, profile, which code at which relative
 //! line, the shape of the result, the line-count bucket and line-break classes of the input)
+//! and, for a journal the reference replays, the reducer branches its events take),
 //! paired with the adapter's side (agrees, or the code or result shape it gave
 //! instead). An input whose pair is new is kept in the campaign's corpus.
 
@@ -79,6 +80,55 @@ fn input_features(input: &[u8], lines: usize, out: &mut String) {
     }
 }
 
+/// The reducer branches (SPEC.md 6) the events of a valid journal take, each once, in
+/// a fixed order: `user` (`user-` when its `content` is absent), `content` (a complete
+/// response), `final` (`final-` without `accumulated`), `delta`, `tool`, `stop`
+/// (`stop-` without `reason`), `other`. Read with the reducer's own rule text
+/// ([`crate::replay::contribution`]).
+fn reducer_branches(t: &Trial, out: &mut String) {
+    use crate::event::{from_value, Event, ReducedType};
+    use crate::replay::{contribution, Contribution};
+    const ORDER: [&str; 10] = [
+        "user", "user-", "content", "final", "final-", "delta", "tool", "stop", "stop-", "other",
+    ];
+    let mut seen = [false; ORDER.len()];
+    let profile = t.profile.journal();
+    for line in t.input.split(|&b| b == b'\n') {
+        let Ok(v) = crate::json::parse_bytes(line) else {
+            continue;
+        };
+        let Ok(ev) = from_value(v, profile) else {
+            continue;
+        };
+        let ty = ReducedType::of(ev.event_type.as_bytes());
+        let ev: &Event = &ev;
+        let name = match contribution(ty, &ev) {
+            Contribution::User(x) if x.member.is_none() => "user-",
+            Contribution::User(_) => "user",
+            Contribution::Assistant(_) if ev.payload().iter().any(|(k, _)| k == "content") => {
+                "content"
+            }
+            Contribution::Assistant(x) if x.member.is_none() => "final-",
+            Contribution::Assistant(_) => "final",
+            Contribution::ToolResult => "tool",
+            Contribution::Stop(x) if x.member.is_none() => "stop-",
+            Contribution::Stop(_) => "stop",
+            Contribution::Nothing if ty == Some(ReducedType::ModelResponse) => "delta",
+            Contribution::Nothing => "other",
+        };
+        seen[ORDER
+            .iter()
+            .position(|o| *o == name)
+            .expect("a branch of ORDER")] = true;
+    }
+    let names: Vec<&str> = ORDER
+        .iter()
+        .zip(seen)
+        .filter_map(|(n, s)| s.then_some(*n))
+        .collect();
+    out.push_str(&format!(";B{}", names.join(",")));
+}
+
 /// The reference's side of the signature.
 pub fn reference(t: &Trial, want: &Expect) -> String {
     let mut s = format!("{}/{}:", t.op.name(), t.profile.as_str());
@@ -101,6 +151,9 @@ pub fn reference(t: &Trial, want: &Expect) -> String {
         Expect::Result { value, .. } => {
             s.push('R');
             shape(value, 2, &mut s);
+            if matches!(t.op, crate::ops::Operation::Replay { .. }) {
+                reducer_branches(t, &mut s);
+            }
         }
     }
     s.push(';');
@@ -151,6 +204,33 @@ mod tests {
             ],
             [0, 1, 2, 3, 4, 4]
         );
+    }
+
+    #[test]
+    fn a_replay_signature_names_its_reducer_branches() {
+        let j = br#"{"event_id":"a","session_id":"s","sequence":0,"type":"model.response","payload":{"delta":"x"},"provenance":{"run_id":"r"}}
+{"event_id":"b","session_id":"s","sequence":1,"type":"model.response","payload":{"final":true},"provenance":{"run_id":"r"}}
+{"event_id":"c","session_id":"s","sequence":2,"type":"session.stop","payload":{"reason":"done"},"provenance":{"run_id":"r"}}
+"#;
+        let t = Trial::plain(
+            j.to_vec(),
+            crate::ops::Operation::Replay { until: None },
+            crate::ops::Profile::Core,
+            "t".into(),
+        );
+        let want = crate::differential::expectation(&t).unwrap();
+        let s = reference(&t, &want);
+        assert!(s.contains(";Bfinal-,delta,stop;"), "{s}");
+        // A content response instead of the final: another branch, another signature.
+        let other = Trial {
+            input: String::from_utf8(j.to_vec())
+                .unwrap()
+                .replace(r#"{"final":true}"#, r#"{"content":"hi"}"#)
+                .into_bytes(),
+            ..t.clone()
+        };
+        let s2 = reference(&other, &crate::differential::expectation(&other).unwrap());
+        assert!(s2.contains(";Bcontent,delta,stop;"), "{s2}");
     }
 
     #[test]
