@@ -11,7 +11,9 @@
 //! - the command line: `validate --json`, `replay`, `fingerprint`, `branch` over every
 //!   journal check of the hand-written groups and the golden traces, and `checkpoint` then
 //!   `replay --from-checkpoint` (checkpoint restore, which no protocol operation reaches)
-//!   over every whole-journal replay of the same cases.
+//!   over every whole-journal replay of the same cases;
+//! - the `tree` command: `tree inspect` and `tree validate --json` over the `tree_inspect`
+//!   checks of the same groups.
 //!
 //! Every expectation is the corpus's own (SPEC-derived, see conformance/README.md); this
 //! file adds none. `conformance/mutants/README.md` records the campaigns.
@@ -323,6 +325,85 @@ fn replay_from_a_checkpoint_answers_the_corpus() {
         }
     }
     assert!(checked > 50, "only {checked} checkpoint replays");
+    assert!(
+        wrong.is_empty(),
+        "{} wrong:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
+/// The `tree` subcommands on every fourth `tree_inspect` check of the hand-written groups
+/// (two processes each: all of them would double a mutant's test time): `tree inspect`
+/// must print the expected view (or fail with the expected code), and `tree validate
+/// --json` must agree with it on `entry_count` or the error code. The CLI's tree loading
+/// and entry count answer for the kit as `tree_inspect` does.
+#[test]
+fn the_tree_command_answers_the_corpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.jsonl");
+    let f = file.to_str().unwrap().to_owned();
+    let (mut seen, mut checked) = (0, 0);
+    let mut wrong = Vec::new();
+    for case in cli_cases() {
+        let profile = match case.profile {
+            Profile::Core => "core",
+            Profile::Yoagent026 => "yoagent-0.26",
+            Profile::Trace01 => continue,
+        };
+        for check in case
+            .checks
+            .iter()
+            .filter(|c| c.op == Operation::TreeInspect)
+        {
+            std::fs::write(&file, &case.input).unwrap();
+            let out = run(&["tree", "inspect", "--profile", profile, &f]);
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let answer = match out.status.code() {
+                Some(0) => json::parse(stdout.trim_end())
+                    .map(Answer::Result)
+                    .unwrap_or_else(|e| Answer::Result(Value::from(format!("not JSON: {e}")))),
+                Some(1) => diagnostic_answer(&f, &stderr)
+                    .unwrap_or_else(|| Answer::Result(Value::from(stderr.to_string()))),
+                other => Answer::Result(Value::from(format!("exit {other:?}: {stderr}"))),
+            };
+            checked += 1;
+            if let Some(m) = judge(&check.expect, &answer) {
+                wrong.push(format!("{} (tree inspect): {m:?}", case.id));
+            }
+            let out = run(&["tree", "validate", "--json", "--profile", profile, &f]);
+            let v = json::parse(String::from_utf8_lossy(&out.stdout).trim_end()).ok();
+            let got = v.as_ref().map(|v| {
+                (
+                    v.get("entry_count").cloned(),
+                    v.get("error")
+                        .and_then(|e| e.get("code"))
+                        .and_then(|c| c.as_str())
+                        .map(str::to_owned),
+                )
+            });
+            let want = match &check.expect {
+                Expect::Result { value, .. } => (value.get("entry_count").cloned(), None),
+                Expect::Error { codes, .. } => (None, codes.first().cloned()),
+            };
+            let agrees = match (&got, &want) {
+                (Some((Some(n), None)), (Some(m), None)) => n.same(m),
+                (Some((None, Some(c))), (None, Some(_))) => match &check.expect {
+                    Expect::Error { codes, .. } => codes.contains(c),
+                    _ => false,
+                },
+                _ => false,
+            };
+            if !agrees {
+                wrong.push(format!(
+                    "{} (tree validate --json): got {got:?}, want {want:?}",
+                    case.id
+                ));
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} tree checks");
     assert!(
         wrong.is_empty(),
         "{} wrong:\n{}",
