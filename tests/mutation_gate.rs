@@ -12,8 +12,8 @@
 //!   journal check of the hand-written groups and the golden traces, and `checkpoint` then
 //!   `replay --from-checkpoint` (checkpoint restore, which no protocol operation reaches)
 //!   over every whole-journal replay of the same cases;
-//! - the `tree` command: `tree inspect` and `tree validate --json` over the `tree_inspect`
-//!   checks of the same groups.
+//! - the `tree` command: `tree inspect` and `tree validate --json` over every 16th
+//!   `tree_inspect` check of the same groups.
 //!
 //! Every expectation is the corpus's own (SPEC-derived, see conformance/README.md); this
 //! file adds none. `conformance/mutants/README.md` records the campaigns.
@@ -333,8 +333,9 @@ fn replay_from_a_checkpoint_answers_the_corpus() {
     );
 }
 
-/// The `tree` subcommands on every fourth `tree_inspect` check of the hand-written groups
-/// (two processes each: all of them would double a mutant's test time): `tree inspect`
+/// The `tree` subcommands on every 16th `tree_inspect` check of the hand-written groups
+/// (about 80; two processes each, and all 1,258 took over 60 s of a mutant's test in a
+/// debug build on a loaded machine): `tree inspect`
 /// must print the expected view (or fail with the expected code), and `tree validate
 /// --json` must agree with it on `entry_count` or the error code. The CLI's tree loading
 /// and entry count answer for the kit as `tree_inspect` does.
@@ -356,6 +357,10 @@ fn the_tree_command_answers_the_corpus() {
             .iter()
             .filter(|c| c.op == Operation::TreeInspect)
         {
+            seen += 1;
+            if seen % 16 != 1 {
+                continue;
+            }
             std::fs::write(&file, &case.input).unwrap();
             let out = run(&["tree", "inspect", "--profile", profile, &f]);
             let stdout = String::from_utf8_lossy(&out.stdout);
@@ -403,7 +408,7 @@ fn the_tree_command_answers_the_corpus() {
             }
         }
     }
-    assert!(checked > 100, "only {checked} tree checks");
+    assert!(checked > 60, "only {checked} tree checks");
     assert!(
         wrong.is_empty(),
         "{} wrong:\n{}",

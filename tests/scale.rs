@@ -8,6 +8,15 @@ mod support;
 
 use support::{bin, jc, root, text};
 
+/// The tests that time an adapter run one at a time: run side by side (the harness runs a
+/// file's tests in parallel, two cores here) they load each other, and the reference's
+/// small times are what load distorts most.
+static TIMING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn timing() -> std::sync::MutexGuard<'static, ()> {
+    TIMING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The fake at n*n*1e-8 s: at the sizes below (500, 2000, 8000) the sleep is 2.5 ms, 40 ms
 /// and 0.64 s (at n = 200 the reference's own times, 0.3 to 19 ms, were so small that load
 /// read them as n^1.47 and the margin was missed by 0.01), so the quadratic dominates the
@@ -23,6 +32,7 @@ fn slow() -> String {
 
 #[test]
 fn a_quadratic_validate_is_a_finding_and_only_it() {
+    let _one_at_a_time = timing();
     let adapter = slow();
     let (code, out, err) = text(&jc(
         &[
@@ -69,6 +79,7 @@ fn a_quadratic_validate_is_a_finding_and_only_it() {
 
 #[test]
 fn the_text_names_the_finding_and_the_verdict() {
+    let _one_at_a_time = timing();
     let adapter = slow();
     let (code, out, _) = text(&jc(
         &[
@@ -100,6 +111,7 @@ fn the_text_names_the_finding_and_the_verdict() {
 
 #[test]
 fn the_reference_out_of_process_is_no_finding() {
+    let _one_at_a_time = timing();
     let adapter = format!("{} serve", bin());
     let (code, out, err) = text(&jc(&["scale", "--adapter", &adapter, "--n", "250"], b""));
     assert_eq!(code, 0, "{out}{err}");
@@ -169,6 +181,7 @@ fn a_closed_stdout_ends_the_run_without_a_panic() {
 /// `summary` reads back; without `--adapter` the flag is a usage error.
 #[test]
 fn test_scale_puts_the_shapes_in_the_report() {
+    let _one_at_a_time = timing();
     let d = support::scratch("test-scale");
     let report = d.path().join("r.jsonl");
     let adapter = format!("{} serve", support::bin());
