@@ -13,7 +13,8 @@
 //!   `replay --from-checkpoint` (checkpoint restore, which no protocol operation reaches)
 //!   over every whole-journal replay of the same cases;
 //! - the `tree` command: `tree inspect` and `tree validate --json` over every 16th
-//!   `tree_inspect` check of the same groups.
+//!   `tree_inspect` check of the same groups, and `canonical` (the streaming document
+//!   reader) over every `canonical` check.
 //!
 //! Every expectation is the corpus's own (SPEC-derived, see conformance/README.md); this
 //! file adds none. `conformance/mutants/README.md` records the campaigns.
@@ -409,6 +410,45 @@ fn the_tree_command_answers_the_corpus() {
         }
     }
     assert!(checked > 60, "only {checked} tree checks");
+    assert!(
+        wrong.is_empty(),
+        "{} wrong:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
+/// The `canonical` command (the streaming document reader, `ops::read_document`) on every
+/// `canonical` check of the hand-written groups: its text, or its diagnostic's code and
+/// line, must be the expected ones.
+#[test]
+fn the_canonical_command_answers_the_corpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("c.json");
+    let f = file.to_str().unwrap().to_owned();
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    for case in cli_cases() {
+        for check in case.checks.iter().filter(|c| c.op == Operation::Canonical) {
+            std::fs::write(&file, &case.input).unwrap();
+            let out = run(&["canonical", &f]);
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let answer = match out.status.code() {
+                Some(0) => Answer::Result(Value::from(
+                    stdout.strip_suffix('\n').unwrap_or(&stdout).to_owned(),
+                )),
+                Some(1) => diagnostic_answer(&f, &stderr)
+                    .unwrap_or_else(|| Answer::Result(Value::from(stderr.to_string()))),
+                other => Answer::Result(Value::from(format!("exit {other:?}: {stderr}"))),
+            };
+            checked += 1;
+            if let Some(m) = judge(&check.expect, &answer) {
+                wrong.push(format!("{} (canonical): {m:?}", case.id));
+            }
+        }
+    }
+    assert!(checked > 300, "only {checked} canonical checks");
     assert!(
         wrong.is_empty(),
         "{} wrong:\n{}",
