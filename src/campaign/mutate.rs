@@ -144,6 +144,10 @@ pub const EDITS: &[&str] = &[
     "insert-token",
     "delete-bytes",
     "repeat-bytes",
+    "shuffle-bytes",
+    "change-ascii-integer",
+    "copy-part",
+    "cross-over",
 ];
 
 fn below(rng: &mut TestRng, n: usize) -> usize {
@@ -629,6 +633,63 @@ pub fn mutate(t: &Trial, other: &Trial, rng: &mut TestRng) -> (Trial, &'static s
                 let s = below(rng, input.len());
                 let e = (s + 1 + below(rng, 16)).min(input.len());
                 input.drain(s..e);
+            }
+        }
+        // libFuzzer's byte-level mutators (MutationDispatcher): shuffle a short run,
+        // change an ASCII integer, copy a part over or into another place, cross over with
+        // the second input.
+        "shuffle-bytes" => {
+            if input.len() > 1 {
+                let s = below(rng, input.len() - 1);
+                let e = (s + 2 + below(rng, 7)).min(input.len());
+                for i in (s + 1..e).rev() {
+                    let j = s + below(rng, i - s + 1);
+                    input.swap(i, j);
+                }
+            }
+        }
+        "change-ascii-integer" => {
+            let runs: Vec<(usize, usize)> = number_spans(input)
+                .into_iter()
+                .filter(|&(a, b)| input[a..b].iter().all(|c| c.is_ascii_digit() || *c == b'-'))
+                .collect();
+            if let Some(&(a, b)) = runs.get(below(rng, runs.len())) {
+                let text = String::from_utf8_lossy(&input[a..b]).into_owned();
+                let v: i128 = text.parse().unwrap_or(0);
+                let w = match below(rng, 5) {
+                    0 => v + 1,
+                    1 => v - 1,
+                    2 => v / 2,
+                    3 => v.saturating_mul(2),
+                    _ => i128::from(rng.next_u64()),
+                };
+                splice_at(input, (a, b), w.to_string().as_bytes());
+            }
+        }
+        "copy-part" => {
+            if !input.is_empty() {
+                let s = below(rng, input.len());
+                let e = (s + 1 + below(rng, 64)).min(input.len());
+                let part = input[s..e].to_vec();
+                let at = below(rng, input.len() + 1);
+                if coin(rng) {
+                    splice_at(input, (at, at), &part);
+                } else {
+                    let end = (at + part.len()).min(input.len());
+                    splice_at(input, (at, end), &part);
+                }
+            }
+        }
+        "cross-over" => {
+            // Byte-level, where `splice` cuts at lines: a run of the second input's bytes
+            // at a byte offset of this one.
+            let o = &other.input;
+            if !o.is_empty() {
+                let s = below(rng, o.len());
+                let e = (s + 1 + below(rng, 128)).min(o.len());
+                let at = below(rng, input.len() + 1);
+                let end = (at + below(rng, e - s + 1)).min(input.len());
+                splice_at(input, (at, end), &o[s..e]);
             }
         }
         _ => {
