@@ -527,3 +527,57 @@ fn kinds_of_two_operations_with_one_shrunk_input_are_one_decision() {
         );
     }
 }
+
+/// A port of yoagent's session that does not know serde's aliases (`cache_read` for
+/// `cacheRead`, ...): it reads them as unknown members, so the usage counts default to 0.
+struct KnowsNoAliases {
+    inner: Reference,
+    info: ImplInfo,
+}
+
+impl Implementation for KnowsNoAliases {
+    fn info(&self) -> &ImplInfo {
+        &self.info
+    }
+    fn run(&mut self, op: &Operation, profile: Profile, input: &[u8]) -> Reply {
+        let text = String::from_utf8_lossy(input);
+        let mut plain = text.into_owned();
+        for alias in ["cache_read", "cache_write", "total_tokens", "error_message"] {
+            plain = plain.replace(&format!("\"{alias}\""), &format!("\"x_{alias}\""));
+        }
+        self.inner.run(op, profile, plain.as_bytes())
+    }
+}
+
+/// The differential phase generates `yoagent-0.26` session files (with aliases, unknown
+/// members, odd whitespace and member orders) for an adapter whose handshake offers the
+/// dialect, so a port that misses one of the dialect's quirks is found without a vector.
+#[test]
+fn the_differential_phase_generates_yoagent_sessions_for_the_dialect() {
+    let none = BTreeSet::new();
+    let mut info = Reference::default().info().clone();
+    info.operations = vec!["tree_inspect".into(), "tree_apply".into()];
+    info.profiles = vec!["yoagent-0.26".into()];
+    let mut imp = KnowsNoAliases {
+        inner: Reference::default(),
+        info,
+    };
+    let r = differential::run(&mut imp, &opts(300, 7, &none)).unwrap();
+    let s = summary(&r);
+    // Half the tree trials are the generic format's (`core`), which it does not offer.
+    assert!(r.compared >= 100, "{s}");
+    assert!(
+        !r.kinds.is_empty(),
+        "the missing aliases were not found:\n{s}"
+    );
+    for k in &r.kinds {
+        assert_eq!(k.counterexample.profile, Profile::Yoagent026, "{s}");
+        let input = String::from_utf8_lossy(&k.counterexample.input);
+        assert!(
+            ["cache_read", "cache_write", "total_tokens", "error_message"]
+                .iter()
+                .any(|a| input.contains(a)),
+            "a kind without an alias in its input: {input}\n{s}"
+        );
+    }
+}

@@ -348,7 +348,7 @@ fn job(shared: &Shared, j: u32, pool: Vec<Trial>, make: &Factory) -> Result<JobR
         events: 1..=12,
         ..GenConfig::default()
     };
-    let strategy = trials(&cfg, &offered);
+    let strategy = trials(&cfg, &offered, &info.profiles);
     let mut runner = TestRunner::new_with_rng(
         Config {
             failure_persistence: None,

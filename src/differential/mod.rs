@@ -160,7 +160,7 @@ pub fn run(imp: &mut dyn Implementation, opts: &DiffOptions) -> Result<DiffRepor
             );
         }
     }
-    let Some(strategy) = trials(&cfg, &info.operations) else {
+    let Some(strategy) = trials(&cfg, &info.operations, &info.profiles) else {
         return Ok(report);
     };
     let search = compare(imp, &info, &strategy, opts, &mut report)?;

@@ -7,7 +7,8 @@ use proptest::prelude::*;
 use proptest::strategy::Union;
 
 use crate::error::ErrorCode;
-use crate::generate::operations::{canonical_input, store_case, tree_case};
+use crate::generate::operations::{canonical_input, store_case, tree_case, tree_recipe, TreeCase};
+use crate::generate::yoagent;
 use crate::generate::{any_malformed_journal, valid_journal, GenConfig};
 use crate::ops::Profile;
 use crate::ops::{OpKind, Operation};
@@ -43,8 +44,14 @@ impl Trial {
 
 /// The trials for the operations in `offered` (`None` when none can be generated).
 /// Weights: journals 6 (half valid, half malformed), `tree_apply` 2, `canonical` 2,
-/// `tree_inspect` 1, `store_apply` 1.
-pub fn trials(cfg: &GenConfig, offered: &[String]) -> Option<BoxedStrategy<Trial>> {
+/// `tree_inspect` 1, `store_apply` 1; the same tree weights again for `yoagent-0.26`
+/// session files ([`crate::generate::yoagent`]) when `profiles` (the handshake's) offers
+/// that dialect.
+pub fn trials(
+    cfg: &GenConfig,
+    offered: &[String],
+    profiles: &[String],
+) -> Option<BoxedStrategy<Trial>> {
     let has = |op: OpKind| offered.iter().any(|o| o == op.as_str());
     let mut arms: Vec<(u32, BoxedStrategy<Trial>)> = Vec::new();
     let journal_ops: Vec<OpKind> = OpKind::ALL
@@ -96,17 +103,24 @@ pub fn trials(cfg: &GenConfig, offered: &[String]) -> Option<BoxedStrategy<Trial
     if has(OpKind::TreeInspect) || has(OpKind::TreeApply) {
         let (inspect, apply) = (has(OpKind::TreeInspect), has(OpKind::TreeApply));
         let weight = u32::from(inspect) + 2 * u32::from(apply);
+        let tree_trial = move |c: TreeCase, w: u32, profile: Profile| {
+            let op = if !apply || (inspect && w == 0) {
+                Operation::TreeInspect
+            } else {
+                Operation::TreeApply { steps: c.steps }
+            };
+            Trial::plain(c.bytes, op, profile, c.origin)
+        };
         let s = (tree_case(), 0..weight)
-            .prop_map(move |(c, w)| {
-                let op = if !apply || (inspect && w == 0) {
-                    Operation::TreeInspect
-                } else {
-                    Operation::TreeApply { steps: c.steps }
-                };
-                Trial::plain(c.bytes, op, Profile::Core, c.origin)
-            })
+            .prop_map(move |(c, w)| tree_trial(c, w, Profile::Core))
             .boxed();
         arms.push((weight, s));
+        if profiles.iter().any(|p| p == Profile::Yoagent026.as_str()) {
+            let s = (tree_recipe(), 0..weight)
+                .prop_map(move |(r, w)| tree_trial(yoagent::build(&r), w, Profile::Yoagent026))
+                .boxed();
+            arms.push((weight, s));
+        }
     }
     if has(OpKind::Canonical) {
         let s = canonical_input()

@@ -16,6 +16,7 @@
 //! | [`valid`] | recipe to [`GeneratedJournal`] with its expected projection |
 //! | [`malformed`] | [`Defect`], [`MalformedRecipe`] to [`MalformedJournal`] and its [`Expected`] label |
 //! | [`operations`] | trees with step sequences, JSON texts for `canonical`, store step sequences |
+//! | [`yoagent`] | `yoagent-0.26` session files with step sequences |
 //! | [`strategies`] | proptest strategies over recipes |
 //! | [`arbitrary_impls`] | `arbitrary` impls over the same recipes |
 //! | [`vector`] | generated journals as vector-format cases |
@@ -76,6 +77,7 @@ pub mod valid;
 pub mod values;
 pub mod vector;
 pub mod writer;
+pub mod yoagent;
 
 pub use arbitrary_impls::{journal_from_bytes, malformed_from_bytes};
 pub use malformed::{Defect, DefectRecipe, Expected, MalformedJournal, MalformedRecipe, Planted};
