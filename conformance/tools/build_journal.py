@@ -639,8 +639,61 @@ valid("profile", "core-accepts-extra", "Under core, a non-Trace field is fine (s
 for ts in ["2024-02-29T23:59:60Z", "2026-08-10t00:00:00z", "2026-08-10T00:00:00.123456+05:30", "2026-12-31T23:59:59-23:59"]:
     valid("profile", "timestamp-ok-" + ts.replace(":", "").replace(".", "").replace("+", "p").lower(), "RFC 3339 timestamp %s is valid." % ts,
           ["P-TRACE-4"], lines([tev(0, timestamp=ts)]), profile=T)
+# The calendar and the time fields, one boundary each (mutation campaign of src/profile.rs):
+# leap years by the Gregorian rule (1900 and 2100 are not, 2000 is), month lengths, each
+# separator and each field's range alone. Calendar validity is checked against Python's
+# datetime.date (the external oracle); the rest is RFC 3339 section 5.6's grammar.
+import datetime
+
+
+def real_date(ts):
+    try:
+        datetime.date(int(ts[0:4]), int(ts[5:7]), int(ts[8:10]))
+        return True
+    except ValueError:
+        return False
+
+
+for ts in ["2000-02-29T00:00:00Z", "2026-02-28T00:00:00Z", "2026-04-30T00:00:00Z", "2026-06-30T12:00:00Z",
+           "2026-09-30T00:00:00+00:00", "2026-11-30T00:00:00Z", "2026-08-10T00:59:59Z", "2026-08-10T00:00:00+23:00",
+           "2026-08-10T00:00:00-00:59"]:
+    assert real_date(ts), ts
+    valid("profile", "timestamp-ok-" + ts.replace(":", "").replace(".", "").replace("+", "p").lower(),
+          "RFC 3339 timestamp %s is valid (a real calendar date, every field in range)." % ts,
+          ["P-TRACE-4"], lines([tev(0, timestamp=ts)]), profile=T)
+for name, ts, desc in [
+    ("timestamp-feb-29-1900", "1900-02-29T00:00:00Z", "February 29 of 1900 (divisible by 100, not by 400)"),
+    ("timestamp-feb-29-2100", "2100-02-29T00:00:00Z", "February 29 of 2100 (divisible by 100, not by 400)"),
+    ("timestamp-apr-31", "2026-04-31T00:00:00Z", "April 31"),
+    ("timestamp-month-13", "2026-13-01T00:00:00Z", "month 13"),
+    ("timestamp-day-0", "2026-08-00T00:00:00Z", "day 0"),
+    ("timestamp-year-dash-only", "2026x08-10T00:00:00Z", "a wrong first date separator"),
+    ("timestamp-month-dash-only", "2026-08x10T00:00:00Z", "a wrong second date separator"),
+    ("timestamp-hour-colon-only", "2026-08-10T00-00:00Z", "a wrong first time separator"),
+    ("timestamp-minute-colon-only", "2026-08-10T00:00-00Z", "a wrong second time separator"),
+    ("timestamp-minute-60", "2026-08-10T00:60:00Z", "minute 60"),
+    ("timestamp-second-61", "2026-08-10T00:00:61Z", "second 61"),
+    ("timestamp-empty-fraction", "2026-08-10T00:00:00.Z", "a fraction without digits"),
+    ("timestamp-offset-separator", "2026-08-10T00:00:00+05-30", "an offset without its colon"),
+    ("timestamp-offset-hour-24", "2026-08-10T00:00:00+24:00", "offset hour 24"),
+    ("timestamp-offset-minute-60", "2026-08-10T00:00:00+00:60", "offset minute 60"),
+    ("timestamp-offset-trailing", "2026-08-10T00:00:00+05:30Z", "text after the offset"),
+    ("timestamp-z-trailing", "2026-08-10T00:00:00Zz", "text after Z"),
+]:
+    calendar_only = name in ("timestamp-feb-29-1900", "timestamp-feb-29-2100", "timestamp-apr-31",
+                             "timestamp-month-13", "timestamp-day-0")
+    assert not calendar_only or not real_date(ts), ts
+    invalid("profile", name, "Under trace-0.1, %s is not an RFC 3339 date-time (%s)." % (desc, ts), ["P-TRACE-4"],
+            lines([tev(0, timestamp=ts)]), err("profile_violation", 1, 0), profile=T)
 pv = "profile_violation"
 for name, event, desc, rule in [
+    ("actor-missing-id-with-parent", tev(0, actor={"kind": "tool", "parent_id": "p"}),
+     "an actor without id but with the optional parent_id", "P-TRACE-6"),
+    ("provenance-missing-agent-with-model", tev(0, provenance={k: v for k, v in dict(tev(0)["provenance"], model="m").items()
+                                                              if k != "agent_id"}),
+     "a provenance without agent_id but with the optional model", "P-TRACE-7"),
+    ("redaction-missing-fields-with-notes", tev(0, redaction={"status": "clean", "notes": "n"}),
+     "a redaction without fields but with the optional notes", "P-TRACE-8"),
     ("missing-trace-version", {k: v for k, v in tev(0).items() if k != "trace_version"}, "no trace_version", "P-TRACE-1"),
     ("missing-redaction", {k: v for k, v in tev(0).items() if k != "redaction"}, "no redaction", "P-TRACE-1"),
     ("extra-top-level-field", tev(0, x_extra=1), "an unknown top-level field", "P-TRACE-1"),
