@@ -212,8 +212,14 @@ fn tree_canonical_and_store_faults_are_found_by_the_new_generators() {
     assert!(has("tree_inspect", "T-TIPS-1", "/"), "{s}");
     assert!(has("tree_apply", "T-SAVE-1", "/tree"), "{s}");
     assert!(has("canonical", "C-STR-2", "/"), "{s}");
-    assert!(has("store_apply", "S-DUP-1", "/results/"), "{s}");
-    assert_eq!(r.kinds.len(), 4, "{s}");
+    // The store fault is its own kind, or (D-CONSEQ-2) merged into another operation's
+    // kind whose shrunk input is the same bytes (the empty input, say).
+    let merged = r
+        .kinds
+        .iter()
+        .any(|k| k.consequences.iter().any(|c| c.starts_with("store_apply ")));
+    assert!(has("store_apply", "S-DUP-1", "/results/") || merged, "{s}");
+    assert_eq!(r.kinds.len() + usize::from(merged), 4, "{s}");
     let mut reference = Reference::default();
     for k in &r.kinds {
         assert_eq!(
