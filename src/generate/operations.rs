@@ -85,45 +85,71 @@ pub fn message(m: i64) -> Value {
 
 /// Resolve `op` against `tree` into a concrete step (`timestamp` for appends).
 pub fn resolve(op: &TreeOp, tree: &Tree, timestamp: u64) -> Step {
-    // Entries keep their messages as canonical text, which always parses back.
-    let path: Vec<Value> = tree
-        .path_messages()
-        .into_iter()
-        .map(|m| crate::json::parse(m).expect("a stored message is canonical JSON"))
-        .collect();
-    match op {
-        TreeOp::Append(m) => Step::Append {
-            message: message(*m),
-            timestamp,
-        },
-        TreeOp::Seek(k) => Step::Seek {
-            id: match tree.entries().len() {
-                0 => "e1".into(),
-                n => tree.entries()[k % n].id.clone(),
+    Resolver {
+        ids: tree.entries().iter().map(|e| e.id.as_str()).collect(),
+        // Entries keep their messages as canonical text, which always parses back.
+        path: tree
+            .path_messages()
+            .into_iter()
+            .map(|m| crate::json::parse(m).expect("a stored message is canonical JSON"))
+            .collect(),
+        message,
+        changed: |i, _| Value::from(format!("changed {i}")),
+        missing: "nope",
+    }
+    .step(op, timestamp)
+}
+
+/// What resolving a [`TreeOp`] needs of a tree in either format: its entries' ids in
+/// file order, the messages on its path (kit JSON), and the format's messages.
+pub struct Resolver<'a> {
+    pub ids: Vec<&'a str>,
+    pub path: Vec<Value>,
+    /// Message number `m` ([`message`] or the dialect's).
+    pub message: fn(i64) -> Value,
+    /// Path message `i` changed a little (for a diverging `append_new`).
+    pub changed: fn(usize, &Value) -> Value,
+    /// An id no generated entry has.
+    pub missing: &'static str,
+}
+
+impl Resolver<'_> {
+    /// `op` as a concrete step (`timestamp` for appends).
+    pub fn step(self, op: &TreeOp, timestamp: u64) -> Step {
+        let mut history = self.path;
+        match op {
+            TreeOp::Append(m) => Step::Append {
+                message: (self.message)(*m),
+                timestamp,
             },
-        },
-        TreeOp::SeekMissing => Step::Seek { id: "nope".into() },
-        TreeOp::Checkpoint(l) => Step::Checkpoint { label: label(*l) },
-        TreeOp::SeekCheckpoint(l) => Step::SeekCheckpoint { label: label(*l) },
-        TreeOp::AppendNewExtend(tail) => {
-            let mut history = path;
-            history.extend(tail.iter().map(|&m| message(m)));
-            Step::AppendNew { history, timestamp }
-        }
-        TreeOp::AppendNewDiverge(k) => {
-            let mut history = path;
-            if !history.is_empty() {
-                let i = k % history.len();
-                history[i] = Value::from(format!("changed {i}"));
+            TreeOp::Seek(k) => Step::Seek {
+                id: match self.ids.len() {
+                    0 => "e1".into(),
+                    n => self.ids[k % n].to_owned(),
+                },
+            },
+            TreeOp::SeekMissing => Step::Seek {
+                id: self.missing.into(),
+            },
+            TreeOp::Checkpoint(l) => Step::Checkpoint { label: label(*l) },
+            TreeOp::SeekCheckpoint(l) => Step::SeekCheckpoint { label: label(*l) },
+            TreeOp::AppendNewExtend(tail) => {
+                history.extend(tail.iter().map(|&m| (self.message)(m)));
+                Step::AppendNew { history, timestamp }
             }
-            Step::AppendNew { history, timestamp }
+            TreeOp::AppendNewDiverge(k) => {
+                if !history.is_empty() {
+                    let i = k % history.len();
+                    history[i] = (self.changed)(i, &history[i]);
+                }
+                Step::AppendNew { history, timestamp }
+            }
+            TreeOp::AppendNewShorter => {
+                history.pop();
+                Step::AppendNew { history, timestamp }
+            }
+            TreeOp::SaveLoad => Step::SaveLoad,
         }
-        TreeOp::AppendNewShorter => {
-            let mut history = path;
-            history.pop();
-            Step::AppendNew { history, timestamp }
-        }
-        TreeOp::SaveLoad => Step::SaveLoad,
     }
 }
 

@@ -21,7 +21,7 @@ use crate::json::Value;
 use crate::tree::yoagent::Session;
 use crate::tree::Step;
 
-use super::operations::{label, TreeCase, TreeOp, TreeRecipe};
+use super::operations::{Resolver, TreeCase, TreeOp, TreeRecipe};
 use super::writer;
 
 /// Message number `m` (modulo 6) as a yoagent `AgentMessage` in kit JSON: user,
@@ -49,49 +49,21 @@ pub fn message(m: i64) -> Value {
 
 /// Resolve `op` against `session` into a concrete step (`timestamp` for appends).
 pub fn resolve(op: &TreeOp, session: &Session, timestamp: u64) -> Step {
-    let path: Vec<Value> = session
-        .path_messages()
-        .into_iter()
-        .map(|m| {
-            let text = serde_json::to_string(m).expect("messages serialize");
-            crate::json::parse(&text).expect("serde_json writes JSON")
-        })
-        .collect();
-    let entries = session.entries();
-    match op {
-        TreeOp::Append(m) => Step::Append {
-            message: message(*m),
-            timestamp,
-        },
-        TreeOp::Seek(k) => Step::Seek {
-            id: match entries.len() {
-                0 => "e1".into(),
-                n => entries[k % n].id.clone(),
-            },
-        },
-        TreeOp::SeekMissing => Step::Seek { id: "e0".into() },
-        TreeOp::Checkpoint(l) => Step::Checkpoint { label: label(*l) },
-        TreeOp::SeekCheckpoint(l) => Step::SeekCheckpoint { label: label(*l) },
-        TreeOp::AppendNewExtend(tail) => {
-            let mut history = path;
-            history.extend(tail.iter().map(|&m| message(m)));
-            Step::AppendNew { history, timestamp }
-        }
-        TreeOp::AppendNewDiverge(k) => {
-            let mut history = path;
-            if !history.is_empty() {
-                let i = k % history.len();
-                history[i] = changed(&history[i]);
-            }
-            Step::AppendNew { history, timestamp }
-        }
-        TreeOp::AppendNewShorter => {
-            let mut history = path;
-            history.pop();
-            Step::AppendNew { history, timestamp }
-        }
-        TreeOp::SaveLoad => Step::SaveLoad,
+    Resolver {
+        ids: session.entries().iter().map(|e| e.id.as_str()).collect(),
+        path: session
+            .path_messages()
+            .into_iter()
+            .map(|m| {
+                let text = serde_json::to_string(m).expect("messages serialize");
+                crate::json::parse(&text).expect("serde_json writes JSON")
+            })
+            .collect(),
+        message,
+        changed: |_, m| changed(m),
+        missing: "e0",
     }
+    .step(op, timestamp)
 }
 
 /// A message that differs from `m` only a little: a timestamp moved by one, or
