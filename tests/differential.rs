@@ -128,6 +128,7 @@ fn two_independent_faults_give_two_kinds_and_two_counterexamples() {
             origin: String::new(),
             planted: vec![],
             label: None,
+            label_rule: None,
         };
         let Reply::Answer(answer) = imp.run(&check.op, case.profile, &case.input) else {
             panic!("no answer")

@@ -79,6 +79,27 @@ fn check_malformed(m: &MalformedJournal) -> Result<(), TestCaseError> {
                 String::from_utf8_lossy(&m.bytes)
             );
             prop_assert!(m.expected.codes.contains(&m.expected.code));
+            // The label's rule: a number out of range is C-NUM-3 when its line holds an
+            // integer literal of more than 4300 digits, C-NUM-6 (a float overflowing)
+            // otherwise (the generator's floats are short); other codes their own rule.
+            let want_rule = if e.code == ErrorCode::NumberOutOfRange {
+                let line = m
+                    .bytes
+                    .split(|&b| b == b'\n')
+                    .nth(e.line.unwrap() as usize - 1);
+                let long = line
+                    .unwrap()
+                    .split(|b| !b.is_ascii_digit())
+                    .any(|run| run.len() > 4300);
+                if long {
+                    "C-NUM-3"
+                } else {
+                    "C-NUM-6"
+                }
+            } else {
+                e.code.rule()
+            };
+            prop_assert_eq!(m.expected.rule, want_rule, "{}", m.describe());
         }
         other => prop_assert!(
             false,

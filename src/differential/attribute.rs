@@ -105,7 +105,10 @@ pub fn classify(
         },
         (Expect::Error { codes, .. }, Answer::Result(_)) => Disagreement {
             cause,
-            rule: t.label.map(error_rule).or_else(|| code_rule(&codes[0])),
+            rule: t
+                .label_rule
+                .or(t.label.map(error_rule))
+                .or_else(|| code_rule(&codes[0])),
             group: format!("expected {}", codes[0]),
             detail: format!("expected {}, got a result", codes[0]),
             message,
@@ -194,6 +197,11 @@ fn order_rule(t: &Trial, want: &str, want_line: Option<u64>, got: &str) -> Rule 
             }
             if *got_line == want_line {
                 return id::J_ORDER_1;
+            }
+        }
+        if t.label == Some(w) {
+            if let Some(rule) = t.label_rule {
+                return rule;
             }
         }
         return code_rule(&t.op, w.as_str()).unwrap_or_else(|| error_rule(w));
@@ -571,5 +579,41 @@ mod tests {
             order_rule(&t, "sequence_gap", Some(2), "unknown_parent").id(),
             "J-SEQ-1"
         );
+    }
+
+    #[test]
+    fn a_number_out_of_range_is_attributed_to_the_rule_it_breaks() {
+        // number_out_of_range is the code of C-NUM-3 (an integer over 4300 digits) and
+        // C-NUM-6 (a float overflowing): the planted variant decides, whether the
+        // adapter accepts the number or reports another code for it.
+        let want = Expect::Error {
+            codes: vec!["number_out_of_range".into()],
+            line: Some(1),
+            sequence: None,
+            index: None,
+        };
+        let accepted = Answer::Result(Value::Null);
+        let other_code = Answer::Error {
+            code: "invalid_json".into(),
+            message: String::new(),
+            line: Some(1),
+            sequence: None,
+            index: None,
+        };
+        let none = BTreeSet::new();
+        for (planted, rule) in [
+            (Some("C-NUM-6"), "C-NUM-6"),
+            (Some("C-NUM-3"), "C-NUM-3"),
+            (None, "C-NUM-3"),
+        ] {
+            let mut t = Trial::plain(vec![], Operation::Validate, Profile::Core, String::new());
+            t.planted = vec![(ErrorCode::NumberOutOfRange, Some(1))];
+            t.label = Some(ErrorCode::NumberOutOfRange);
+            t.label_rule = planted.and_then(Rule::parse);
+            for got in [&accepted, &other_code] {
+                let d = classify(&t, &want, got, &none).unwrap();
+                assert_eq!(d.rule.map(Rule::id), Some(rule), "{planted:?} {got:?}");
+            }
+        }
     }
 }

@@ -76,6 +76,7 @@ pub fn fold(
             origin: format!("the shrunk input of {}", k.id),
             planted: Vec::new(),
             label: None,
+            label_rule: None,
         };
         let Ok(want) = expectation(&t) else {
             out.push(k);

@@ -12,6 +12,7 @@ use crate::generate::yoagent;
 use crate::generate::{any_malformed_journal, valid_journal, GenConfig};
 use crate::ops::Profile;
 use crate::ops::{OpKind, Operation};
+use crate::rules::Rule;
 use crate::verdict::Expect;
 
 /// One generated trial: exact input bytes, an operation, a profile, and the
@@ -27,6 +28,9 @@ pub struct Trial {
     pub planted: Vec<(ErrorCode, Option<u64>)>,
     /// The code the generator's label says the reference reports.
     pub label: Option<ErrorCode>,
+    /// The rule the label's violation breaks as planted (`C-NUM-3` or `C-NUM-6` for
+    /// the one code they share); `None` for the code's own rule.
+    pub label_rule: Option<Rule>,
 }
 
 impl Trial {
@@ -38,6 +42,7 @@ impl Trial {
             origin,
             planted: vec![],
             label: None,
+            label_rule: None,
         }
     }
 }
@@ -92,6 +97,7 @@ pub fn trials(
                     .map(|p| (p.defect.code(), p.line))
                     .collect(),
                 label: Some(m.expected.code),
+                label_rule: Rule::parse(m.expected.rule),
                 input: m.bytes,
                 op: m.op,
                 profile: m.profile.into(),

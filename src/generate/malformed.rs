@@ -209,9 +209,26 @@ impl Defect {
         Defect::all().iter().copied().find(|d| d.name() == name)
     }
 
-    /// The SPEC.md rule the defect breaks.
+    /// The SPEC.md rule the defect breaks (the first, where its code has several).
     pub fn rule(self) -> &'static str {
         rule_of(self.code())
+    }
+
+    /// The SPEC.md rule the defect breaks when planted as `variant`: a number out of
+    /// range is an integer literal of more than 4300 digits (`C-NUM-3`) or a float
+    /// whose value overflows (`C-NUM-6`), as [`out_of_range_number`] writes it.
+    pub fn variant_rule(self, variant: u32) -> &'static str {
+        match self {
+            Defect::NumberOutOfRange => {
+                let t = out_of_range_number(variant);
+                if t.bytes().all(|b| b.is_ascii_digit() || b == b'-') {
+                    "C-NUM-3"
+                } else {
+                    "C-NUM-6"
+                }
+            }
+            _ => self.rule(),
+        }
     }
 
     fn stage(self) -> Stage {
@@ -290,6 +307,10 @@ pub struct Expected {
     pub codes: Vec<ErrorCode>,
     /// The code the reference must report.
     pub code: ErrorCode,
+    /// The SPEC.md rule of that violation as planted ([`Defect::variant_rule`]): the
+    /// code's own rule, except that a number out of range is `C-NUM-3` (an integer over
+    /// 4300 digits) or `C-NUM-6` (a float overflowing), which share the code.
+    pub rule: &'static str,
     /// The 1-based physical line (`None` for `empty_journal` and operation errors).
     pub line: Option<u64>,
     /// The event's declared sequence when it fits `i64`, or the requested sequence of
@@ -548,6 +569,7 @@ struct Violation {
     line: u64,
     stage: Stage,
     code: ErrorCode,
+    rule: &'static str,
     sequence: Option<i64>,
 }
 
@@ -622,6 +644,7 @@ fn empty_journal(
         expected: Expected {
             codes,
             code: ErrorCode::EmptyJournal,
+            rule: Defect::EmptyJournal.rule(),
             line: None,
             sequence: None,
         },
@@ -889,7 +912,7 @@ fn label(plan: &Plan, values: &[Value], written: &Written, op: &Operation) -> Ex
     let event_line = &written.event_line;
     let mut violations: Vec<Violation> = Vec::new();
     for (p, list) in plan.on.iter().enumerate() {
-        for &(d, _) in list {
+        for &(d, variant) in list {
             let stage = d.stage();
             let sequence = if stage >= Stage::Envelope {
                 values[p].get("sequence").and_then(Value::as_i64)
@@ -900,6 +923,7 @@ fn label(plan: &Plan, values: &[Value], written: &Written, op: &Operation) -> Ex
                 line: event_line[p],
                 stage,
                 code: d.code(),
+                rule: d.variant_rule(variant),
                 sequence,
             });
         }
@@ -909,6 +933,7 @@ fn label(plan: &Plan, values: &[Value], written: &Written, op: &Operation) -> Ex
             line,
             stage: Stage::Blank,
             code: ErrorCode::BlankLine,
+            rule: Defect::BlankLine.rule(),
             sequence: None,
         });
     }
@@ -926,6 +951,7 @@ fn label(plan: &Plan, values: &[Value], written: &Written, op: &Operation) -> Ex
         Expected {
             codes,
             code: v.code,
+            rule: v.rule,
             line: Some(v.line),
             sequence: v.sequence,
         }
@@ -940,6 +966,7 @@ fn label(plan: &Plan, values: &[Value], written: &Written, op: &Operation) -> Ex
         Expected {
             codes,
             code: d.code(),
+            rule: d.rule(),
             line: None,
             sequence,
         }
