@@ -284,13 +284,13 @@ pub const DETECTION_LOOKAHEAD: usize = 16;
 /// [`parse`], and on failure also the parser's position when it failed (its detection
 /// point; see [`DETECTION_LOOKAHEAD`]). A streaming reader uses it to stop at an error
 /// that the rest of the input cannot change (`canonical`, [`crate::ops::read_document`]).
-pub fn parse_with_reach(text: &str) -> Result<Value, (Error, usize)> {
+pub fn parse_with_reach(text: &str, max_depth: usize) -> Result<Value, (Error, usize)> {
     let mut p = Parser {
         s: text.as_bytes(),
         text,
         pos: 0,
         depth: 0,
-        max_depth: MAX_DEPTH,
+        max_depth,
         values: 0,
         max_values: MAX_VALUES,
     };

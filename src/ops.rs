@@ -298,6 +298,12 @@ impl Operation {
 /// Parse one whole JSON text the way `canonical` reads it: wire rules for a single
 /// value (`W-BOM-1`, `W-UTF8-1`) then `C-*`; surrounding JSON whitespace allowed.
 pub fn parse_document(bytes: &[u8]) -> Result<Value, Error> {
+    parse_document_with_max_depth(bytes, json::MAX_DEPTH)
+}
+
+/// [`parse_document`] with another nesting limit (`tree apply`'s OPS: steps carry
+/// messages as deep as an entry's, one array and one object further down).
+fn parse_document_with_max_depth(bytes: &[u8], max_depth: usize) -> Result<Value, Error> {
     if bytes.starts_with(wire::BOM) {
         return Err(Error::new(
             ErrorCode::UnexpectedBom,
@@ -308,7 +314,7 @@ pub fn parse_document(bytes: &[u8]) -> Result<Value, Error> {
     }
     // Errors carry a byte offset as their column; turn it into line and column.
     let text = json::utf8(bytes).map_err(|e| locate_in_document(e, bytes))?;
-    json::parse(text).map_err(|e| locate_in_document(e, bytes))
+    json::parse_with_max_depth(text, max_depth).map_err(|e| locate_in_document(e, bytes))
 }
 
 /// Read and parse one JSON document from a stream, as [`parse_document`] would parse
@@ -324,7 +330,18 @@ pub fn parse_document(bytes: &[u8]) -> Result<Value, Error> {
 ///   W-UTF8-1 over the whole input before section 3.1, so the rest is still read, in
 ///   constant memory, for an invalid UTF-8 byte that would win (and the line bound).
 pub fn read_document<R: BufRead>(r: R, max_line_bytes: usize) -> Result<Value, ReadError> {
-    read_document_checking(r, max_line_bytes, 1 << 16)
+    read_document_checking(r, max_line_bytes, 1 << 16, json::MAX_DEPTH)
+}
+
+/// [`read_document`] with containers nested up to `max_depth` (C-DEPTH-1 is
+/// `json::MAX_DEPTH`): `tree apply`'s OPS document, whose steps carry messages that
+/// T-APPEND-1, not the reader, decides about.
+pub fn read_document_with_max_depth<R: BufRead>(
+    r: R,
+    max_line_bytes: usize,
+    max_depth: usize,
+) -> Result<Value, ReadError> {
+    read_document_checking(r, max_line_bytes, 1 << 16, max_depth)
 }
 
 /// [`read_document`], first looking for a settled error after `first_check` bytes.
@@ -332,6 +349,7 @@ fn read_document_checking<R: BufRead>(
     mut r: R,
     max_line_bytes: usize,
     first_check: usize,
+    max_depth: usize,
 ) -> Result<Value, ReadError> {
     let mut buf: Vec<u8> = Vec::new();
     let mut json_error: Option<Error> = None;
@@ -357,7 +375,9 @@ fn read_document_checking<R: BufRead>(
             Err(e) => {
                 if json_error.is_none() {
                     buf.extend_from_slice(chunk);
-                    return Err(parse_document(&buf).expect_err("invalid UTF-8").into());
+                    return Err(parse_document_with_max_depth(&buf, max_depth)
+                        .expect_err("invalid UTF-8")
+                        .into());
                 }
                 let bad = base + e.valid_up_to() as u64;
                 let upto = &chunk[..bad.saturating_sub(offset) as usize];
@@ -387,7 +407,7 @@ fn read_document_checking<R: BufRead>(
         r.consume(n);
         if json_error.is_none() && buf.len() >= next_check {
             next_check = buf.len() * 2;
-            if let Some(e) = settled_error(&buf) {
+            if let Some(e) = settled_error(&buf, max_depth) {
                 json_error = Some(e);
                 buf = Vec::new();
             }
@@ -400,7 +420,7 @@ fn read_document_checking<R: BufRead>(
             Err(bad_utf8(bad, &[], offset, line, line_start).into())
         }
         Some(e) => Err(e.into()),
-        None => parse_document(&buf).map_err(ReadError::from),
+        None => parse_document_with_max_depth(&buf, max_depth).map_err(ReadError::from),
     }
 }
 
@@ -423,7 +443,7 @@ fn bad_utf8(bad: u64, upto: &[u8], offset: u64, line: u64, line_start: u64) -> E
 
 /// The JSON error of a document that starts with `prefix`, if the bytes after `prefix`
 /// cannot change it (the parser detected it well before the end of `prefix`).
-fn settled_error(prefix: &[u8]) -> Option<Error> {
+fn settled_error(prefix: &[u8], max_depth: usize) -> Option<Error> {
     let text = match std::str::from_utf8(prefix) {
         Ok(t) => t,
         Err(e) => std::str::from_utf8(&prefix[..e.valid_up_to()]).ok()?,
@@ -431,7 +451,7 @@ fn settled_error(prefix: &[u8]) -> Option<Error> {
     if prefix.starts_with(wire::BOM) {
         return None; // parse_document reports it; decided at the end
     }
-    match json::parse_with_reach(text) {
+    match json::parse_with_reach(text, max_depth) {
         Err((e, reach)) if reach + json::DETECTION_LOOKAHEAD < text.len() => {
             Some(locate_in_document(e, prefix))
         }
@@ -515,7 +535,7 @@ mod stream_tests {
 
     fn streamed(bytes: &[u8], cap: usize, first_check: usize) -> Result<Value, Error> {
         let r = std::io::BufReader::with_capacity(cap, bytes);
-        match read_document_checking(r, usize::MAX >> 1, first_check) {
+        match read_document_checking(r, usize::MAX >> 1, first_check, json::MAX_DEPTH) {
             Ok(v) => Ok(v),
             Err(ReadError::Invalid(e)) => Err(e),
             Err(ReadError::Io(e)) => panic!("I/O error from a slice: {e}"),

@@ -267,6 +267,51 @@ fn tree_apply_names_failed_steps_and_goes_on() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `tree apply`'s OPS nests deeper than C-DEPTH-1 (SPEC.md 16.5, "Nesting of documents
+/// that carry data"): a step's message may be 127 levels deep (its entry line is then
+/// 128, T-APPEND-1), one array and one step object below the top, so the reader must not
+/// refuse it; a 128-deep message is the step's failure (`nesting_too_deep`, T-ERR-1),
+/// not the document's. Expected trees written by hand from T-SAVE-1.
+#[test]
+fn tree_apply_takes_steps_with_messages_as_deep_as_an_entry_allows() {
+    let dir = tempfile::tempdir().unwrap();
+    let ops = dir.path().join("ops.json");
+    let nest = |k: usize| format!("{}0{}", "[".repeat(k), "]".repeat(k));
+    std::fs::write(
+        &ops,
+        format!(
+            r#"[{{"step":"append","message":{},"timestamp":1}},{{"step":"append","message":{},"timestamp":2}}]"#,
+            nest(127),
+            nest(128)
+        ),
+    )
+    .unwrap();
+    let o = run(&["tree", "apply", "-", ops.to_str().unwrap()], Some(b""));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(r#"results: ["e1",{"error":{"code":"nesting_too_deep"}}]"#),
+        "{err}"
+    );
+    assert!(
+        err.contains("step 1 (append): error[nesting_too_deep]"),
+        "{err}"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        format!(
+            r#"{{"id":"e1","parent_id":null,"message":{},"timestamp":1}}"#,
+            nest(127)
+        )
+    );
+    // The document's own limit is twice C-DEPTH-1: deeper still is the reader's error.
+    std::fs::write(&ops, nest(257)).unwrap();
+    let o = run(&["tree", "apply", "-", ops.to_str().unwrap()], Some(b""));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("error[nesting_too_deep]"), "{err}");
+}
+
 /// A journal command takes only the journal profiles (E-PROFILE-1): `yoagent-0.26` is a
 /// tree dialect, so it is a usage error (exit 2) naming the journal profiles, and the
 /// command writes nothing. A tree command takes only the dialects (`core` for the generic

@@ -146,6 +146,30 @@ fn diagnostic_answer(file: &str, stderr: &str) -> Option<Answer> {
     })
 }
 
+/// The answer of a command that prints its result on stdout and exits 0, or prints a
+/// diagnostic about `file` and exits 1; anything else is a result no vector expects.
+fn command_answer(out: &Output, file: &str, result: impl FnOnce(&str) -> Answer) -> Answer {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    match out.status.code() {
+        Some(0) => result(&stdout),
+        Some(1) => diagnostic_answer(file, &stderr)
+            .unwrap_or_else(|| Answer::Result(Value::from(stderr.to_string()))),
+        other => Answer::Result(Value::from(format!("exit {other:?}: {stderr}"))),
+    }
+}
+
+/// A gate test's verdict: at least `at_least` checks ran and none was answered wrong.
+fn assert_all_right(what: &str, checked: usize, at_least: usize, wrong: &[String]) {
+    assert!(checked > at_least, "only {checked} {what}");
+    assert!(
+        wrong.is_empty(),
+        "{} wrong:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
 /// Run one journal check through the command line; `None` when the check is not one.
 fn cli_answer(dir: &Path, case: &Case, op: &Operation) -> Option<(Vec<String>, Answer)> {
     let profile = journal_profile(case.profile)?;
@@ -243,13 +267,7 @@ fn the_command_line_answers_the_corpus() {
             }
         }
     }
-    assert!(checked > 300, "only {checked} command-line checks");
-    assert!(
-        wrong.is_empty(),
-        "{} wrong:\n{}",
-        wrong.len(),
-        wrong.join("\n")
-    );
+    assert_all_right("command-line checks", checked, 300, &wrong);
 }
 
 /// `checkpoint` of the first half of a journal's lines, then `replay --from-checkpoint` of
@@ -325,13 +343,7 @@ fn replay_from_a_checkpoint_answers_the_corpus() {
             }
         }
     }
-    assert!(checked > 50, "only {checked} checkpoint replays");
-    assert!(
-        wrong.is_empty(),
-        "{} wrong:\n{}",
-        wrong.len(),
-        wrong.join("\n")
-    );
+    assert_all_right("checkpoint replays", checked, 50, &wrong);
 }
 
 /// The `tree` subcommands on every 16th `tree_inspect` check of the hand-written groups
@@ -364,16 +376,11 @@ fn the_tree_command_answers_the_corpus() {
             }
             std::fs::write(&file, &case.input).unwrap();
             let out = run(&["tree", "inspect", "--profile", profile, &f]);
-            let stdout = String::from_utf8_lossy(&out.stdout);
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            let answer = match out.status.code() {
-                Some(0) => json::parse(stdout.trim_end())
+            let answer = command_answer(&out, &f, |stdout| {
+                json::parse(stdout.trim_end())
                     .map(Answer::Result)
-                    .unwrap_or_else(|e| Answer::Result(Value::from(format!("not JSON: {e}")))),
-                Some(1) => diagnostic_answer(&f, &stderr)
-                    .unwrap_or_else(|| Answer::Result(Value::from(stderr.to_string()))),
-                other => Answer::Result(Value::from(format!("exit {other:?}: {stderr}"))),
-            };
+                    .unwrap_or_else(|e| Answer::Result(Value::from(format!("not JSON: {e}"))))
+            });
             checked += 1;
             if let Some(m) = judge(&check.expect, &answer) {
                 wrong.push(format!("{} (tree inspect): {m:?}", case.id));
@@ -409,13 +416,76 @@ fn the_tree_command_answers_the_corpus() {
             }
         }
     }
-    assert!(checked > 60, "only {checked} tree checks");
-    assert!(
-        wrong.is_empty(),
-        "{} wrong:\n{}",
-        wrong.len(),
-        wrong.join("\n")
-    );
+    assert_all_right("tree checks", checked, 60, &wrong);
+}
+
+/// `tree apply FILE OPS` on every 8th `tree_apply` check of the hand-written groups: the
+/// steps as a JSON array in OPS (the CLI's document reader and step parsing), the tree it
+/// prints on stdout and the `results:` line on stderr read back as the operation's result,
+/// exit 1 exactly when a step failed; or, when the file does not load, the diagnostic's
+/// code and line.
+#[test]
+fn the_tree_apply_command_answers_the_corpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, ops) = (dir.path().join("t.jsonl"), dir.path().join("ops.json"));
+    let (f, o) = (file.to_str().unwrap(), ops.to_str().unwrap());
+    let (mut seen, mut checked) = (0, 0);
+    let mut wrong = Vec::new();
+    for case in cli_cases() {
+        let profile = match case.profile {
+            Profile::Core => "core",
+            Profile::Yoagent026 => "yoagent-0.26",
+            Profile::Trace01 => continue,
+        };
+        for check in &case.checks {
+            let Operation::TreeApply { steps } = &check.op else {
+                continue;
+            };
+            seen += 1;
+            if seen % 8 != 1 {
+                continue;
+            }
+            std::fs::write(&file, &case.input).unwrap();
+            let document = Value::Array(steps.iter().map(|s| s.to_json()).collect());
+            std::fs::write(&ops, journal_conformance::canonical::to_string(&document)).unwrap();
+            let out = run(&["tree", "apply", "--profile", profile, f, o]);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let results = stderr
+                .lines()
+                .find_map(|l| l.strip_prefix("results: "))
+                .map(json::parse);
+            let answer = match results {
+                Some(Ok(results)) => {
+                    let failed = results
+                        .as_array()
+                        .is_some_and(|a| a.iter().any(|r| r.get("error").is_some()));
+                    let status = out.status.code();
+                    if status != Some(if failed { 1 } else { 0 }) {
+                        wrong.push(format!(
+                            "{} (tree apply): exit {status:?}, failed {failed}",
+                            case.id
+                        ));
+                    }
+                    Answer::Result(Value::object([
+                        ("results", results),
+                        (
+                            "tree",
+                            Value::from(String::from_utf8_lossy(&out.stdout).into_owned()),
+                        ),
+                    ]))
+                }
+                Some(Err(e)) => Answer::Result(Value::from(format!("results not JSON: {e}"))),
+                None => command_answer(&out, f, |stdout| {
+                    Answer::Result(Value::from(stdout.to_owned()))
+                }),
+            };
+            checked += 1;
+            if let Some(m) = judge(&check.expect, &answer) {
+                wrong.push(format!("{} (tree apply): {m:?}", case.id));
+            }
+        }
+    }
+    assert_all_right("tree apply checks", checked, 50, &wrong);
 }
 
 /// The `canonical` command (the streaming document reader, `ops::read_document`) on every
@@ -432,27 +502,16 @@ fn the_canonical_command_answers_the_corpus() {
         for check in case.checks.iter().filter(|c| c.op == Operation::Canonical) {
             std::fs::write(&file, &case.input).unwrap();
             let out = run(&["canonical", &f]);
-            let stdout = String::from_utf8_lossy(&out.stdout);
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            let answer = match out.status.code() {
-                Some(0) => Answer::Result(Value::from(
-                    stdout.strip_suffix('\n').unwrap_or(&stdout).to_owned(),
-                )),
-                Some(1) => diagnostic_answer(&f, &stderr)
-                    .unwrap_or_else(|| Answer::Result(Value::from(stderr.to_string()))),
-                other => Answer::Result(Value::from(format!("exit {other:?}: {stderr}"))),
-            };
+            let answer = command_answer(&out, &f, |stdout| {
+                Answer::Result(Value::from(
+                    stdout.strip_suffix('\n').unwrap_or(stdout).to_owned(),
+                ))
+            });
             checked += 1;
             if let Some(m) = judge(&check.expect, &answer) {
                 wrong.push(format!("{} (canonical): {m:?}", case.id));
             }
         }
     }
-    assert!(checked > 300, "only {checked} canonical checks");
-    assert!(
-        wrong.is_empty(),
-        "{} wrong:\n{}",
-        wrong.len(),
-        wrong.join("\n")
-    );
+    assert_all_right("canonical checks", checked, 300, &wrong);
 }

@@ -143,6 +143,8 @@ inspect_ok("tree/load", "deep-chain", "A 2000-entry chain: path_ids walks it all
 inspect_ok("tree/load", "vt-ff-trimmed", "U+000B and U+000C are White_Space and are trimmed.", ["T-LINE-1"],
            "\x0b\x0c" + entry("e1", None, "a", 1) + "\x0c\x0b\n\x0b\n")
 inspect_ok("tree/load", "id-e-plus-alone", "The id `e+` has no digits: not numbered.", ["T-NEXT-1"], entry("e+", None, "a", 1))
+inspect_ok("tree/load", "id-double-plus", "One optional `+` only: e++7 is not numbered (a parser of `+7` as an unsigned integer would make it 7).",
+           ["T-NEXT-1"], entry("e++7", None, "a", 1) + "\n" + entry("e2", "e++7", "b", 2))
 inspect_ok("tree/load", "id-many-leading-zeros", "e followed by 5000 zeros and 5 is number 5.", ["T-NEXT-1"],
            entry("e" + "0" * 5000 + "5", None, "a", 1))
 

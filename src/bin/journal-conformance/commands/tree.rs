@@ -182,9 +182,15 @@ fn apply(
         Ok(b) => b,
         Err(e) => return report(&display_name(file), ReadError::Io(e)),
     };
-    let document = open_input(ops)
-        .map_err(ReadError::Io)
-        .and_then(|r| journal_conformance::ops::read_document(r, limit.get()));
+    let document = open_input(ops).map_err(ReadError::Io).and_then(|r| {
+        // Steps carry messages as deep as an entry's (T-APPEND-1 decides about
+        // them), so OPS nests deeper than C-DEPTH-1, as a protocol request does.
+        journal_conformance::ops::read_document_with_max_depth(
+            r,
+            limit.get(),
+            journal_conformance::vectors::VECTOR_FILE_MAX_DEPTH,
+        )
+    });
     let steps = match document {
         Ok(v) => match v
             .as_array()
