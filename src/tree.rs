@@ -217,13 +217,8 @@ impl Tree {
         })
     }
 
-    /// Load a tree file from a reader, line by line: memory follows the entries, and the
-    /// first bad line stops reading.
-    pub fn load_from(r: impl BufRead) -> Result<Tree, ReadError> {
-        Tree::read(r, true, crate::wire::DEFAULT_MAX_LINE_BYTES)
-    }
-
-    /// [`Tree::load_from`] with entries of at most `max_line_bytes` bytes
+    /// Load a tree file from a reader, line by line (memory follows the entries, and the
+    /// first bad line stops reading), with entries of at most `max_line_bytes` bytes
     /// (`--max-line-bytes`, SPEC.md 16.5; a longer line is an I/O error naming it).
     pub fn load_from_bounded(r: impl BufRead, max_line_bytes: usize) -> Result<Tree, ReadError> {
         Tree::read(r, true, max_line_bytes)
@@ -231,7 +226,7 @@ impl Tree {
 
     /// Load only the tree's shape (ids, parents, labels, head, counter), every message
     /// checked and dropped: what `tree inspect` and `tree validate` need. [`Tree::inspect`]
-    /// gives the same view as after [`Tree::load_from`]; saving and steps need messages.
+    /// gives the same view as after [`Tree::load_from_bounded`]; saving and steps need messages.
     pub fn load_shape(r: impl BufRead) -> Result<Tree, ReadError> {
         Tree::read(r, false, crate::wire::DEFAULT_MAX_LINE_BYTES)
     }
