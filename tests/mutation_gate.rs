@@ -13,6 +13,7 @@
 //!   `replay --from-checkpoint` (checkpoint restore, which no protocol operation reaches)
 //!   over every whole-journal replay of the same cases, valid or not, and, on every fourth
 //!   valid one, with the checkpoint spoiled in each way K-IGNORE-1 lists;
+//! - `recover` and `recover --apply` on the initial journal of every `store_apply` check;
 //! - the `tree` command: `tree inspect` and `tree validate --json` over every 16th
 //!   `tree_inspect` check of the same groups, and `canonical` (the streaming document
 //!   reader) over every `canonical` check.
@@ -698,6 +699,128 @@ fn a_checkpoint_that_does_not_fit_is_ignored() {
         }
     }
     assert_all_right("tampered checkpoints", checked, 200, &wrong);
+}
+
+/// `recover` (S-RECOVER-2, a dry run) and `recover --apply` (S-RECOVER-1) on the initial
+/// journal of every `store_apply` check, in a directory of its own, run from another: the
+/// first open's recovery is the vector's. When the operation fails (its open fails), both
+/// must fail with its error. When it succeeds, `recovered` is empty exactly when the first
+/// open moved nothing (a later open recovers only what an earlier step left torn, so with
+/// no `restart` step a non-empty `recovered` is the first open's alone): the dry run must
+/// report the same torn tail (offset and length) or none and change nothing, and
+/// `--apply` must move exactly those bytes to `FILE.torn-1` beside the journal and cut the
+/// journal at the offset.
+#[test]
+fn the_recover_command_answers_the_corpus() {
+    use journal_conformance::store::StoreStep;
+    let dir = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let (mut checked, mut torn_tails) = (0, 0);
+    let mut wrong = Vec::new();
+    let cases = vectors::load_embedded().unwrap();
+    for case in cases.iter().filter(|c| c.level == Level::Must) {
+        let Some(profile) = journal_profile(case.profile) else {
+            continue;
+        };
+        for check in &case.checks {
+            let Operation::StoreApply { steps } = &check.op else {
+                continue;
+            };
+            let recover = |apply: bool| -> (std::path::PathBuf, Output) {
+                let file = dir.path().join(if apply { "a.jsonl" } else { "d.jsonl" });
+                let _ = std::fs::remove_file(&file);
+                let _ = std::fs::remove_file(file.with_extension("jsonl.torn-1"));
+                std::fs::write(&file, &case.input).unwrap();
+                let mut args = vec!["recover", "--profile", profile, file.to_str().unwrap()];
+                if apply {
+                    args.push("--apply");
+                }
+                let out = Command::new(BIN)
+                    .args(&args)
+                    .current_dir(elsewhere.path())
+                    .stdin(Stdio::null())
+                    .output()
+                    .expect("run the kit");
+                (file, out)
+            };
+            let restarts = steps.iter().any(|s| matches!(s, StoreStep::Restart));
+            for apply in [false, true] {
+                let (file, out) = recover(apply);
+                let name = file.to_str().unwrap();
+                let report = json::parse(String::from_utf8_lossy(&out.stdout).trim_end());
+                let what = if apply { "recover --apply" } else { "recover" };
+                let fault = match &check.expect {
+                    Expect::Error { .. } => {
+                        let answer = command_answer(&out, name, |stdout| {
+                            Answer::Result(Value::from(stdout.to_owned()))
+                        });
+                        judge(&check.expect, &answer).map(|m| format!("{m:?}"))
+                    }
+                    Expect::Result { value, .. } => {
+                        let recovered = value.get("recovered").and_then(Value::as_array).unwrap();
+                        let first = match recovered.first() {
+                            None => None,
+                            Some(_) if restarts => continue,
+                            Some(r) => Some((
+                                r.get("offset").and_then(Value::as_i64).unwrap() as usize,
+                                r.get("torn").and_then(Value::as_str).unwrap().as_bytes(),
+                            )),
+                        };
+                        let torn = report.as_ref().ok().and_then(|r| r.get("torn")).cloned();
+                        let field = |k: &str| {
+                            torn.as_ref()
+                                .and_then(|t| t.get(k))
+                                .and_then(Value::as_i64)
+                                .map(|n| n as usize)
+                        };
+                        let aside = std::path::PathBuf::from(format!("{name}.torn-1"));
+                        let after = std::fs::read(&file).unwrap();
+                        match first {
+                            _ if out.status.code() != Some(0) => Some(format!(
+                                "exit {:?}: {}",
+                                out.status.code(),
+                                String::from_utf8_lossy(&out.stderr)
+                            )),
+                            None if torn != Some(Value::Null) => {
+                                Some(format!("a torn tail where none is: {torn:?}"))
+                            }
+                            None if after != case.input || aside.exists() => {
+                                Some("the journal was changed".into())
+                            }
+                            None => None,
+                            Some((offset, bytes)) => {
+                                torn_tails += 1;
+                                if field("offset") != Some(offset)
+                                    || field("length") != Some(bytes.len())
+                                {
+                                    Some(format!("torn tail {torn:?}, not at {offset}"))
+                                } else if !apply && (after != case.input || aside.exists()) {
+                                    Some("the dry run changed the journal".into())
+                                } else if apply
+                                    && (after != case.input[..offset]
+                                        || std::fs::read(&aside).ok().as_deref() != Some(bytes))
+                                {
+                                    Some(format!(
+                                        "not moved to {}: journal {:?}",
+                                        aside.display(),
+                                        String::from_utf8_lossy(&after)
+                                    ))
+                                } else {
+                                    None
+                                }
+                            }
+                        }
+                    }
+                };
+                checked += 1;
+                if let Some(m) = fault {
+                    wrong.push(format!("{} ({what}): {m}", case.id));
+                }
+            }
+        }
+    }
+    assert_all_right("recover runs", checked, 40, &wrong);
+    assert!(torn_tails > 8, "only {torn_tails} torn tails recovered");
 }
 
 /// The `tree` subcommands on every 16th `tree_inspect` check of the hand-written groups
