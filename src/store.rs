@@ -582,7 +582,6 @@ impl Store {
         // Stage events against a scratch copy of the checker state, so a failed write
         // leaves the store exactly as it was.
         let mut acks: Vec<Option<Ack>> = Vec::new();
-        let mut staged: Vec<(Event, u64)> = Vec::new();
         let mut bytes = Vec::new();
         let mut error = None;
         let saved_end = self.st.end;
@@ -593,7 +592,6 @@ impl Store {
                     bytes.push(b'\n');
                     // Commit to memory now so later lines see it; undone on I/O failure.
                     let ack = self.commit(&ev, line.len() as u64 + 1);
-                    staged.push((ev, line.len() as u64 + 1));
                     acks.push(Some(ack));
                 }
                 Ok(Err(ack)) => acks.push(Some(ack)),
@@ -609,7 +607,7 @@ impl Store {
             let new_end = self.st.end;
             self.st.end = saved_end;
             if let Err(e) = self.write_durably(&bytes) {
-                self.rollback(staged.len());
+                self.rollback();
                 return Err(e);
             }
             self.st.end = new_end;
@@ -617,10 +615,9 @@ impl Store {
         Ok((acks.into_iter().flatten().collect(), error))
     }
 
-    /// Undo the last `n` in-memory commits (a failed group commit).
-    fn rollback(&mut self, n: usize) {
+    /// Undo the in-memory commits of a failed group commit.
+    fn rollback(&mut self) {
         // Rebuild from the file: simple and obviously right; the fault path is cold.
-        let _ = n;
         if let Ok(f) = File::open(&self.path) {
             if let Ok((st, None)) = scan(BufReader::new(f), self.profile, self.max_line_bytes) {
                 self.st = st;
@@ -1263,6 +1260,11 @@ pub fn apply_steps(
     let (mut store, rec) = Store::open(&path, profile)?;
     recovered(&rec, &mut recoveries);
     let mut results = Vec::with_capacity(steps.len());
+    // A checkpoint these steps wrote describes the journal exactly (K-RECORD-1), and the
+    // store only ever appends whole events after it: replaying from it must use it
+    // (K-REPLAY-1). Falling back to event zero would answer the same ReplayState and hide
+    // the defect, so the reference reports it as an internal error instead.
+    let mut wrote_checkpoint = false;
     let state_or_error = |r: Result<ReplayState, StoreError>| -> Result<Value, StoreError> {
         match r {
             Ok(s) => Ok(s.to_json()),
@@ -1294,10 +1296,13 @@ pub fn apply_steps(
                 Value::Null
             }
             StoreStep::Checkpoint => match store.checkpoint(&ck) {
-                Ok(c) => Value::object([
-                    ("event_count", Value::from_u64(c.event_count)),
-                    ("source_fingerprint", Value::from(c.source_fingerprint)),
-                ]),
+                Ok(c) => {
+                    wrote_checkpoint = true;
+                    Value::object([
+                        ("event_count", Value::from_u64(c.event_count)),
+                        ("source_fingerprint", Value::from(c.source_fingerprint)),
+                    ])
+                }
                 Err(e) if e.kind() == io::ErrorKind::InvalidInput => step_error(&Error::new(
                     ErrorCode::EmptyJournal,
                     "an empty journal has nothing to checkpoint",
@@ -1309,9 +1314,17 @@ pub fn apply_steps(
                     .map_err(ReadError::from)
                     .and_then(|f| crate::replay::replay(BufReader::new(f), profile, None)),
             )?,
-            StoreStep::ReplayFromCheckpoint => {
-                state_or_error(replay_from_checkpoint(&path, &ck, profile).map(|(s, _)| s))?
-            }
+            StoreStep::ReplayFromCheckpoint => state_or_error(
+                replay_from_checkpoint(&path, &ck, profile).and_then(|(s, used)| match used {
+                    CheckpointUse::Ignored(why) if wrote_checkpoint => {
+                        Err(ReadError::Io(io::Error::other(format!(
+                            "the store's own checkpoint was ignored ({why}): it does not fit \
+                                 the journal it was written for (K-RECORD-1, K-REPLAY-1)"
+                        ))))
+                    }
+                    _ => Ok(s),
+                }),
+            )?,
         });
     }
     drop(store);
