@@ -89,7 +89,7 @@ missed="$out/mutants.out/missed.txt"
 # Entries are compared without their line:column, which move with unrelated edits.
 strip() { sed -E 's/^([^:]+):[0-9]+:[0-9]+: /\1: /'; }
 listed=$(grep -v '^#' conformance/mutants/explained.txt | grep -v '^\s*$' |
-  sed -E 's/^(equivalent|outside): //; s/ -- .*$//')
+  sed -E 's/^(equivalent|outside|beyond-data): //; s/ -- .*$//')
 new=0
 while IFS= read -r m; do
   [ -z "$m" ] && continue

@@ -318,13 +318,23 @@ pub fn parse_bytes(bytes: &[u8]) -> Result<Value, Error> {
 /// [`parse_bytes`] with a smaller value budget than [`MAX_VALUES`] (each of `--jobs N`
 /// adapters' replies, SPEC.md 16.5); a larger one is [`MAX_VALUES`].
 pub fn parse_bytes_within(bytes: &[u8], max_values: usize) -> Result<Value, Error> {
+    parse_bytes_within_depth(bytes, max_values, MAX_DEPTH)
+}
+
+/// [`parse_bytes_within`] with another nesting limit than [`MAX_DEPTH`]: a document that
+/// carries data a few levels down (an adapter's reply, SPEC.md 16.5).
+pub fn parse_bytes_within_depth(
+    bytes: &[u8],
+    max_values: usize,
+    max_depth: usize,
+) -> Result<Value, Error> {
     let text = utf8(bytes)?;
     let mut p = Parser {
         s: text.as_bytes(),
         text,
         pos: 0,
         depth: 0,
-        max_depth: MAX_DEPTH,
+        max_depth,
         values: 0,
         max_values: max_values.min(MAX_VALUES),
     };

@@ -603,6 +603,16 @@ fn tampers(r: &Restorable, ck: &Value, index: &[u8]) -> Vec<Tamper> {
             good_index.clone(),
         ),
         t(
+            "the checkpoint nests deeper than 130",
+            member(
+                &["projection", "tool_results"],
+                Some(Value::Array(vec![
+                    (0..140).fold(Value::Null, |v, _| Value::Array(vec![v]))
+                ])),
+            ),
+            good_index.clone(),
+        ),
+        t(
             "the id index is missing",
             Some(text(ck.clone()).unwrap()),
             None,

@@ -219,6 +219,19 @@ case("checkpoint-streaming-and-tools", "Checkpoint equivalence with streaming de
 case("checkpoint-unicode-state", "The hash state carried in a checkpoint covers multi-byte text split across blocks.", ["K-RECORD-1", "K-REPLAY-1"],
      empty, [("append", line(ev(0, "user.message", {"content": "é😀" * 40}))), ("checkpoint",),
              ("append", line(ev(1, "user.message", {"content": "after"}))), ("replay_from_checkpoint",)], tags=["unicode"])
+# A payload at C-DEPTH-1's limit (event object depth 1, payload 2, 126 arrays: 128) sits two
+# levels deeper in a checkpoint (checkpoint, projection, tool_results: 130), the nesting
+# limit K-IGNORE-1 reads checkpoints with; the checkpoint must be read, not ignored.
+deepest = 0
+for _ in range(126):
+    deepest = [deepest]
+case("checkpoint-deepest-payload", "A tool result at C-DEPTH-1's limit (128) nests 130 deep in a checkpoint, the limit checkpoints are "
+     "read with: replay from it uses it and gives the replay from event zero.", ["K-REPLAY-1", "C-DEPTH-1"],
+     empty, [("batch", [line(ev(0, "session.start")), line(ev(1, "tool.result", {"ok": True, "deep": deepest}))]),
+             ("checkpoint",), ("append", line(ev(2, "session.stop", {}))), ("replay_from_checkpoint",), ("replay",)])
+case("checkpoint-none-written", "replay_from_checkpoint with no checkpoint written: the missing checkpoint is ignored (K-IGNORE-1) "
+     "and the replay done from event zero.", ["K-REPLAY-1"],
+     empty, [("batch", L[:3]), ("replay_from_checkpoint",)])
 CASES.append({"name": "checkpoint-empty-journal", "description": "An empty journal has nothing to checkpoint.", "rules": ["K-RECORD-1"],
               "input": "", "checks": [{"op": {"op": "store_apply", "steps": [{"step": "checkpoint"}]},
                                        "expect": {"result": {"recovered": [], "results": [{"error": {"code": "empty_journal", "line": None}}], "journal": ""}}}]})

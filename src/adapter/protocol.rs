@@ -242,12 +242,16 @@ fn answer_error(e: &Value) -> Result<Answer, String> {
 
 /// Parse one reply line as a JSON object.
 fn parse_reply_line(line: &[u8], max_values: usize) -> Result<Value, String> {
-    let v = json::parse_bytes_within(line, max_values).map_err(|e| {
-        format!(
-            "adapter wrote a line that is not JSON ({e}): {}",
-            crate::error::shorten(line, 120)
-        )
-    })?;
+    // A reply carries an answer two levels down (`{"id":..,"result":..}`), and an answer
+    // carries journal data further down (a ReplayState's tool result, a store_apply's
+    // results): read with the room of a document that carries data (SPEC.md 16.5).
+    let v = json::parse_bytes_within_depth(line, max_values, crate::vectors::VECTOR_FILE_MAX_DEPTH)
+        .map_err(|e| {
+            format!(
+                "adapter wrote a line that is not JSON ({e}): {}",
+                crate::error::shorten(line, 120)
+            )
+        })?;
     if v.as_object().is_none() {
         return Err(format!(
             "adapter wrote a non-object line: {}",
@@ -352,12 +356,13 @@ pub fn judge_one_shot_within(
     max_values: usize,
 ) -> Reply {
     let parsed = || {
-        json::parse_bytes_within(stdout, max_values).map_err(|e| {
-            format!(
-                "stdout is not one JSON value ({e}): {}",
-                crate::error::shorten(stdout, 120)
-            )
-        })
+        json::parse_bytes_within_depth(stdout, max_values, crate::vectors::VECTOR_FILE_MAX_DEPTH)
+            .map_err(|e| {
+                format!(
+                    "stdout is not one JSON value ({e}): {}",
+                    crate::error::shorten(stdout, 120)
+                )
+            })
     };
     match exit {
         Some(0) => match parsed() {
