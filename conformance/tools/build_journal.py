@@ -771,6 +771,68 @@ canon("empty-document", "An empty input is not a JSON text.", ["O-CANON-1", "C-S
 canon("scalar-document", "A bare scalar is a JSON text: an overflowing float is rejected as such.", ["O-CANON-1", "C-NUM-6"], b" 1E400 ", err("number_out_of_range", 1))
 canon("string-document", "A bare string document.", ["O-CANON-1", "C-STR-1"], b'"a\\u0000\\/"', {"result": json.dumps("a\u0000/", ensure_ascii=False)})
 
+# Documents longer than one chunk of the command line's streaming reader (SPEC.md 16.5,
+# "`canonical` streams": FILE is read 64 KiB at a time, and a JSON error is looked for
+# after 64 KiB, then at doubling sizes, so that an early error stops the buffering). The
+# answer is O-CANON-1's whatever the chunking: a UTF-8 sequence cut by a chunk boundary is
+# one character; an invalid byte anywhere wins over a JSON error found earlier (W-UTF8-1
+# applies to the whole input first), at its own line; a JSON error is reported at its line.
+# Expected values: the text from json.dumps, lines counted by hand (the \n before the byte).
+CHUNK = 1 << 16
+
+
+def first_bad_utf8_line(data):
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return data[: e.start].count(b"\n") + 1
+    raise AssertionError("valid UTF-8")
+
+
+def padding_lines(n_bytes, width=100):
+    """Lines of `width` bytes (the \n included), `n_bytes` in all, rounded up."""
+    line = b"x" * (width - 1) + b"\n"
+    return line * (-(-n_bytes // width))
+
+
+for name, ch, before in [("large-utf8-2-byte-across-chunks", "\u00e9", 1), ("large-utf8-3-byte-across-chunks", "\u20ac", 2),
+                         ("large-utf8-4-byte-across-chunks", "\U0001d11e", 3)]:
+    # JSON whitespace up to the string, so the expected text stays short.
+    head = '{"t":[1,\n2],"s":' + " \t\r\n" * 4
+    pad = " " * (CHUNK - before - len(head) - 2)
+    text = head + pad + '"a' + ch + 'b"}'
+    data = text.encode()
+    assert data[CHUNK - before: CHUNK - before + len(ch.encode())] == ch.encode()
+    canon(name, f"A {len(ch.encode())}-byte character cut by the reader's 64 KiB chunk boundary ({before} byte(s) before it) is one character.",
+          ["O-CANON-1", "W-UTF8-1"], data,
+          {"result": json.dumps(json.loads(text), ensure_ascii=False, sort_keys=True, separators=(",", ":"))})
+
+settled = b'{"a": ]\n'  # invalid_json on line 1, settled long before 64 KiB
+data = settled + padding_lines(CHUNK + 2000) + b"x\xffx\n" + padding_lines(1000)
+canon("large-invalid-utf8-after-settled-error", "An invalid byte in the second 64 KiB chunk wins over a JSON error on line 1, at its own line.",
+      ["O-CANON-1", "W-UTF8-1", "C-SYNTAX-1"], data, err("invalid_utf8", first_bad_utf8_line(data)))
+data = settled + padding_lines(CHUNK + 2000) + b"x\xe2\x82"
+canon("large-truncated-utf8-after-settled-error", "Input that ends inside a UTF-8 sequence, after a JSON error on line 1 and 66 KiB: invalid_utf8 at the sequence's line.",
+      ["O-CANON-1", "W-UTF8-1", "C-SYNTAX-1"], data, err("invalid_utf8", first_bad_utf8_line(data)))
+head = settled + padding_lines(CHUNK - 300)
+head += b"y" * (CHUNK - 1 - len(head))
+data = head + b"\xe2(" + b"\n" + padding_lines(500)
+assert data.index(b"\xe2") == CHUNK - 1
+canon("large-invalid-utf8-across-chunks-after-settled-error", "A UTF-8 lead byte at the end of a chunk whose continuation in the next chunk is invalid, after a JSON error on line 1.",
+      ["O-CANON-1", "W-UTF8-1", "C-SYNTAX-1"], data, err("invalid_utf8", first_bad_utf8_line(data)))
+data = b"[\n1,\n2,\n3,\n4 5,\n" + b"6,\n" * (CHUNK // 3 + 100) + b"7]\n"
+canon("large-error-early", "A JSON error on line 5 of a 70 KiB document is reported at line 5.",
+      ["O-CANON-1", "C-SYNTAX-1", "W-LINE-2"], data, err("invalid_json", 5))
+body = b"[\n" + b"1,\n" * ((CHUNK - 10) // 3)
+bad_line = body.count(b"\n") + 1
+data = body + b"}\n" + b"2,\n" * 3000 + b"3]\n"
+assert CHUNK - 16 <= data.index(b"}") < CHUNK
+canon("large-error-at-first-look", "A JSON error in the last bytes before the reader first looks for one (64 KiB): reported at its line.",
+      ["O-CANON-1", "C-SYNTAX-1", "W-LINE-2"], data, err("invalid_json", bad_line))
+data = b"[\n" + b'"abc",\n' * (CHUNK // 7 + 500) + b'"\xff",\n' + b'"abc",\n' * 10 + b'"z"]\n'
+canon("large-invalid-utf8-no-json-error", "An invalid byte in the second 64 KiB chunk of a document with no JSON error before it: invalid_utf8 at its line.",
+      ["O-CANON-1", "W-UTF8-1"], data, err("invalid_utf8", first_bad_utf8_line(data)))
+
 
 # ---------------------------------------------------------------------------------------
 # Vectors that sit on a departure from the seed (SPEC.md appendix "Departures from the seed
