@@ -73,6 +73,30 @@ if [ -z "${CARGO_TARGET_DIR:-}" ]; then
     python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])') || exit 2
 fi
 export CARGO_TARGET_DIR
+# explained.txt must not hold stale entries: each names a mutant cargo-mutants still
+# makes (an entry left behind by a fixed or removed function would explain nothing, and
+# could one day excuse a real miss of the same name).
+strip() { sed -E 's/^([^:]+):[0-9]+:[0-9]+: /\1: /'; }
+explained_keys() {
+  grep -v '^#' conformance/mutants/explained.txt | grep -v '^\s*$' |
+    sed -E 's/^(equivalent|outside|beyond-data): //; s/ -- .*$//'
+}
+explained_files=()
+while IFS= read -r f; do explained_files+=(--file "$f"); done < <(explained_keys | sed -E 's/^([^:]+): .*/\1/' | sort -u)
+if [ "${#explained_files[@]}" -gt 0 ]; then
+  made=$(cd "$out/tree" && cargo mutants --list "${explained_files[@]}" | strip) || exit 2
+  stale=0
+  while IFS= read -r key; do
+    if ! grep -qxF -- "$key" <<<"$made"; then
+      echo "STALE (in conformance/mutants/explained.txt, but cargo-mutants makes no such mutant): $key"
+      stale=1
+    fi
+  done < <(explained_keys)
+  if [ "$stale" = 1 ]; then
+    echo "mutants-ci: remove the stale entries, or update them to the mutant's new name" >&2
+    exit 1
+  fi
+fi
 start=$(date +%s)
 (cd "$out/tree" && cargo mutants --in-place --no-shuffle --timeout "${MUTANTS_TIMEOUT:-120}" \
   "${file_args[@]}" "${selection[@]}" ${MUTANTS_ARGS:-} -o "$out")
@@ -86,10 +110,9 @@ esac
 
 missed="$out/mutants.out/missed.txt"
 [ -f "$missed" ] || exit 0
-# Entries are compared without their line:column, which move with unrelated edits.
-strip() { sed -E 's/^([^:]+):[0-9]+:[0-9]+: /\1: /'; }
-listed=$(grep -v '^#' conformance/mutants/explained.txt | grep -v '^\s*$' |
-  sed -E 's/^(equivalent|outside|beyond-data): //; s/ -- .*$//')
+# Entries are compared without their line:column (strip, above), which move with
+# unrelated edits.
+listed=$(explained_keys)
 new=0
 while IFS= read -r m; do
   [ -z "$m" ] && continue
