@@ -141,13 +141,6 @@ impl Value {
         }
     }
 
-    pub fn as_bool(&self) -> Option<bool> {
-        match self {
-            Value::Bool(b) => Some(*b),
-            _ => None,
-        }
-    }
-
     /// The JSON type name used in diagnostics (`null`, `boolean`, `integer`, `float`,
     /// `string`, `array`, `object`).
     pub fn kind(&self) -> &'static str {
