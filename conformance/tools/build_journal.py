@@ -820,6 +820,14 @@ data = head + b"\xe2(" + b"\n" + padding_lines(500)
 assert data.index(b"\xe2") == CHUNK - 1
 canon("large-invalid-utf8-across-chunks-after-settled-error", "A UTF-8 lead byte at the end of a chunk whose continuation in the next chunk is invalid, after a JSON error on line 1.",
       ["O-CANON-1", "W-UTF8-1", "C-SYNTAX-1"], data, err("invalid_utf8", first_bad_utf8_line(data)))
+# A character cut by the chunk boundary (two of its three bytes before it), then an
+# invalid byte right before a newline in the next chunk: the invalid byte's line.
+head = settled + padding_lines(CHUNK - 300)
+head += b"y" * (CHUNK - 2 - len(head))
+data = head + "\u20ac".encode() + b"abc\xff\n" + padding_lines(500)
+assert data.index(b"\xe2") == CHUNK - 2
+canon("large-invalid-utf8-after-a-cut-character", "An invalid byte followed by a newline, in the chunk after one that ends inside a character, after a JSON error on line 1: the invalid byte's line.",
+      ["O-CANON-1", "W-UTF8-1", "C-SYNTAX-1"], data, err("invalid_utf8", first_bad_utf8_line(data)))
 data = b"[\n1,\n2,\n3,\n4 5,\n" + b"6,\n" * (CHUNK // 3 + 100) + b"7]\n"
 canon("large-error-early", "A JSON error on line 5 of a 70 KiB document is reported at line 5.",
       ["O-CANON-1", "C-SYNTAX-1", "W-LINE-2"], data, err("invalid_json", 5))
