@@ -315,6 +315,29 @@ ops_fail("append-new-too-deep", "append_new whose second new message is 128 deep
          ["T-APPENDNEW-1", "T-APPEND-1", "T-ERR-1"], forked,
          [{"step": "append_new", "history": [U("draft a plan"), A("plan A"), U("make it a library"), A("library plan"), "fine", nest(128)],
            "timestamp": 1}, nxt()], {0: "nesting_too_deep"}, tags=["deep"])
+def nest_shape(n, container, bottom):
+    """n containers deep (`[..]` or `{"a":..}`), `bottom` inside the innermost: the depth
+    of a container is 1 + the deepest member (tree_oracle.depth), so an empty innermost
+    container counts, and objects count as arrays do."""
+    v = bottom
+    for _ in range(n):
+        v = [v] if container == "array" else {"a": v}
+    return v
+
+
+for name, desc, n, container, bottom in [
+    ("append-too-deep-empty-array", "A message of 128 nested arrays, the innermost empty, is 128 deep: refused.", 128, "array", "empty"),
+    ("append-too-deep-objects", "A message of 128 nested objects is 128 deep: refused.", 128, "object", 0),
+    ("append-too-deep-empty-object", "A message of 128 nested objects, the innermost empty, is 128 deep: refused.", 128, "object", "empty"),
+]:
+    inner = ([] if container == "array" else {}) if bottom == "empty" else bottom
+    msg = nest_shape(n - 1, container, inner) if bottom == "empty" else nest_shape(n, container, inner)
+    ops_fail(name, desc + " Nothing is appended; the next append gets e6.", ["T-APPEND-1", "C-DEPTH-1", "T-ERR-1"], forked,
+             [{"step": "append", "message": msg, "timestamp": 1}, nxt()], {0: "nesting_too_deep"}, tags=["deep"])
+ops_ok("append-127-deep-empty-object", "A message of 127 nested objects, the innermost empty, fits, and saves and loads back.",
+       ["T-APPEND-1", "C-DEPTH-1", "T-ROUND-1"], "", [{"step": "append", "message": nest_shape(126, "object", {}), "timestamp": 1}, {"step": "save_load"}],
+       tags=["deep"])
+
 ops_fail("failures-do-not-stop-the-sequence", "Every step after a failing one runs; each failure is its step's element of results.",
          ["T-ERR-1", "T-OPS-1"], forked,
          [{"step": "append", "message": "x", "timestamp": 1}, {"step": "seek", "id": "e6"}, {"step": "seek", "id": "missing"},
