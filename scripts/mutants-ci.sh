@@ -73,27 +73,41 @@ if [ -z "${CARGO_TARGET_DIR:-}" ]; then
     python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])') || exit 2
 fi
 export CARGO_TARGET_DIR
-# explained.txt must not hold stale entries: each names a mutant cargo-mutants still
-# makes (an entry left behind by a fixed or removed function would explain nothing, and
-# could one day excuse a real miss of the same name).
+# explained.txt must not hold stale or ambiguous entries. An entry names a mutant
+# without its line:column (which move with unrelated edits), unless that name is not
+# unique in its file (`replace + with * in f` can be several mutants): then it must
+# carry its line:column too, so that it excuses that one mutant only. Each entry must
+# name a mutant cargo-mutants still makes (an entry left behind by a fixed or removed
+# function would explain nothing, and could one day excuse a real miss of the same name).
 strip() { sed -E 's/^([^:]+):[0-9]+:[0-9]+: /\1: /'; }
 explained_keys() {
   grep -v '^#' conformance/mutants/explained.txt | grep -v '^\s*$' |
     sed -E 's/^(equivalent|outside|beyond-data): //; s/ -- .*$//'
 }
 explained_files=()
-while IFS= read -r f; do explained_files+=(--file "$f"); done < <(explained_keys | sed -E 's/^([^:]+): .*/\1/' | sort -u)
+while IFS= read -r f; do explained_files+=(--file "$f"); done < <(explained_keys | sed -E 's/^([^: ]+)(:[0-9]+:[0-9]+)?: .*/\1/' | sort -u)
 if [ "${#explained_files[@]}" -gt 0 ]; then
-  made=$(cd "$out/tree" && cargo mutants --list "${explained_files[@]}" | strip) || exit 2
-  stale=0
+  made_full=$(cd "$out/tree" && cargo mutants --list "${explained_files[@]}") || exit 2
+  made=$(strip <<<"$made_full")
+  bad=0
   while IFS= read -r key; do
-    if ! grep -qxF -- "$key" <<<"$made"; then
+    if [[ "$key" =~ ^[^:]+:[0-9]+:[0-9]+:\  ]]; then
+      n=$(grep -cxF -- "$key" <<<"$made_full")
+    else
+      n=$(grep -cxF -- "$key" <<<"$made")
+      if [ "$n" -gt 1 ]; then
+        echo "AMBIGUOUS (in conformance/mutants/explained.txt, it names $n mutants; give its line:column): $key"
+        bad=1
+        continue
+      fi
+    fi
+    if [ "$n" = 0 ]; then
       echo "STALE (in conformance/mutants/explained.txt, but cargo-mutants makes no such mutant): $key"
-      stale=1
+      bad=1
     fi
   done < <(explained_keys)
-  if [ "$stale" = 1 ]; then
-    echo "mutants-ci: remove the stale entries, or update them to the mutant's new name" >&2
+  if [ "$bad" = 1 ]; then
+    echo "mutants-ci: remove the stale entries or update them to the mutant's current name" >&2
     exit 1
   fi
 fi
@@ -111,13 +125,13 @@ esac
 missed="$out/mutants.out/missed.txt"
 [ -f "$missed" ] || exit 0
 # Entries are compared without their line:column (strip, above), which move with
-# unrelated edits.
+# unrelated edits, or with it where the name alone is ambiguous.
 listed=$(explained_keys)
 new=0
 while IFS= read -r m; do
   [ -z "$m" ] && continue
   key=$(printf '%s\n' "$m" | strip)
-  if ! grep -qxF -- "$key" <<<"$listed"; then
+  if ! grep -qxF -- "$key" <<<"$listed" && ! grep -qxF -- "$m" <<<"$listed"; then
     echo "MISSED (not in conformance/mutants/explained.txt): $m"
     new=1
   fi
