@@ -22,10 +22,16 @@ struct Run {
 }
 
 fn run_test(mode: &str, filter: &[&str], extra: &[&str]) -> Run {
-    let dir = std::env::temp_dir().join(format!("jc-fakes-{}-{mode}", std::process::id()));
+    // One directory and marker per call: tests run in parallel in this process, and two
+    // of them may use the same mode (they once shared a directory, and one removed it
+    // under the other).
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let id = format!("{}-{mode}-{call}", std::process::id());
+    let dir = std::env::temp_dir().join(format!("jc-fakes-{id}"));
     std::fs::create_dir_all(&dir).unwrap();
     let report = dir.join("report.jsonl");
-    let marker = format!("jc-marker-{}-{mode}-end", std::process::id());
+    let marker = format!("jc-marker-{id}-end");
     let mut cmd = Command::new(BIN);
     cmd.arg("test")
         .arg("--adapter")
