@@ -22,6 +22,24 @@ pub const MARGIN: f64 = 0.5;
 /// process and protocol, dominate): 50 ms.
 pub const FLOOR: Duration = Duration::from_millis(50);
 
+/// The smallest size when none is given (`scale --n`, `test --scale`): then 4n and 16n.
+/// At 1000 a quadratic with a real linear part (yoagent's path walk beside its JSON
+/// load) read n^1.6 to n^1.8 on its last step, too near the margin; at 2000 its largest
+/// request still takes about 3 s.
+pub const DEFAULT_N: usize = 4000;
+
+/// How long the reference's runs of one size may add up to before it stops repeating
+/// them (at most 1000 runs): its exponent is the yardstick of every verdict, and the least
+/// of many runs is the one a loaded machine disturbs least. It answers in process in
+/// milliseconds, so this costs about a second per shape.
+pub const REFERENCE_SPEND: Duration = Duration::from_millis(500);
+
+/// The same for the adapter (at most 10 runs).
+pub const ADAPTER_SPEND: Duration = Duration::from_millis(200);
+
+/// Runs that add up to more than this are enough for one reading ([`time_request`]).
+pub const LONG: Duration = Duration::from_secs(1);
+
 /// One input shape for one operation.
 pub struct Shape {
     /// `chain`, `fan`, `long-line`, ...
@@ -202,8 +220,10 @@ pub fn shapes() -> Vec<Shape> {
     v
 }
 
-/// The time of one request: the least of at least 3 runs (up to `max_runs` while they add
-/// up to less than 200 ms), because on a loaded machine noise only ever adds time; and the
+/// The time of one request: the least of its runs, because on a loaded machine noise only
+/// ever adds time. At least 3 runs unless they add up to more than [`LONG`] (one run of a
+/// request that takes seconds is already a precise reading of it), then more, up to
+/// `max_runs`, while they add up to less than `spend`. Also the
 /// least peak memory of those runs when the implementation knows it (one-shot adapters,
 /// [`Implementation::peak_memory`]). `Err` when the implementation did not answer (a
 /// fault: crash, hang, timeout) or answered `unsupported`.
@@ -213,12 +233,13 @@ pub fn time_request(
     profile: Profile,
     input: &[u8],
     max_runs: u32,
+    spend: Duration,
 ) -> Result<(Duration, Option<u64>), String> {
     let mut total = Duration::ZERO;
     let mut least = Duration::MAX;
     let mut memory: Option<u64> = None;
     let mut runs = 0u32;
-    while runs < 3 || (runs < max_runs && total < Duration::from_millis(200)) {
+    while runs == 0 || (runs < 3 && total < LONG) || (runs < max_runs && total < spend) {
         let t = Instant::now();
         let reply = imp.run(op, profile, input);
         let took = t.elapsed();
@@ -429,20 +450,21 @@ pub fn measure(
             let (op, input) = (shape.build)(n);
             // The reference in process answers small inputs in microseconds: many runs, so
             // that its least time is not one scheduler tick's noise.
-            let r = match time_request(reference, &op, shape.profile, &input, 1000) {
+            let r = match time_request(reference, &op, shape.profile, &input, 1000, REFERENCE_SPEND)
+            {
                 Ok((t, _)) => t,
                 Err(e) => {
                     row.stopped = Some(format!("the reference did not answer at n={n}: {e}"));
                     break;
                 }
             };
-            match time_request(imp, &op, shape.profile, &input, 10) {
+            match time_request(imp, &op, shape.profile, &input, 10, ADAPTER_SPEND) {
                 Ok((t, m)) => {
                     row.sizes.push(n);
                     row.adapter.push(t);
                     row.reference.push(r);
                     row.memory.extend(m);
-                    if t > plan.per_size {
+                    if t > plan.per_size && step < 2 {
                         row.stopped = Some(format!(
                             "n={n} took longer than {} s",
                             plan.per_size.as_secs_f64()

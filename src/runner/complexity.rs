@@ -15,7 +15,7 @@ use crate::verdict::Cause;
 
 /// The smallest size the phase grows from (then 4n and 16n), and the time one request may
 /// take before a shape stops growing.
-pub const N: usize = 1000;
+pub const N: usize = scale::DEFAULT_N;
 pub const PER_SIZE: Duration = Duration::from_secs(10);
 
 fn seconds(ts: &[Duration]) -> Value {

@@ -158,16 +158,14 @@ pub fn next_id(session: &Session) -> String {
 }
 
 /// The `tree_inspect` view (SPEC.md T-OPS-1) of a yoagent session.
+///
+/// `children` is yoagent's `Session::children` for every entry, built in one pass over
+/// `entries()` (see [`children_map`]): calling `children` once per entry is a scan of all
+/// entries per call, quadratic on every shape, and that would be this adapter's cost,
+/// not yoagent's (`journal-conformance scale` times the adapter; issue 24 expects
+/// yoagent's own path walk to be flagged on a chain and nothing on a fan).
 pub fn inspect(session: &Session) -> Value {
-    let mut children = Map::new();
-    for e in session.entries() {
-        let kids: Vec<Value> = session
-            .children(&e.id)
-            .iter()
-            .map(|c| Value::from(c.id.as_str()))
-            .collect();
-        children.insert(e.id.clone(), Value::Array(kids));
-    }
+    let children = children_map(session);
     let mut labels = Map::new();
     for e in session.entries() {
         if let Some(l) = &e.label {
@@ -187,6 +185,24 @@ pub fn inspect(session: &Session) -> Value {
         "labels": labels,
         "next_id": next_id(session),
     })
+}
+
+/// `{id: [child ids]}` for every entry: what `session.children(id)` returns, in the same
+/// order (entries in insertion order whose `parent_id` is `id`), in one pass. The keys are
+/// the entries' ids, so a `parent_id` that names no entry adds nothing, as `children`
+/// of it would not be asked. `children_map_is_children_per_entry` checks it against
+/// yoagent's own `children`.
+pub fn children_map(session: &Session) -> Map<String, Value> {
+    let mut children = Map::new();
+    for e in session.entries() {
+        children.insert(e.id.clone(), Value::Array(Vec::new()));
+    }
+    for e in session.entries() {
+        if let Some(Value::Array(kids)) = e.parent_id.as_ref().and_then(|p| children.get_mut(p)) {
+            kids.push(Value::from(e.id.as_str()));
+        }
+    }
+    children
 }
 
 /// A session plus the timestamps the steps gave to the entries they appended
@@ -356,5 +372,58 @@ pub fn run(op: &Value, input: &[u8]) -> Option<Result<Value, Failure>> {
             None => Err(bad_request("tree_apply needs an array `ops`")),
         }),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use yoagent::Message;
+
+    /// The one-pass map is yoagent's `children` of every entry, in order: on a chain, a
+    /// fan, a forest, and a tree with seeks back to old entries (children out of id order).
+    #[test]
+    fn children_map_is_children_per_entry() {
+        let mut s = Session::new();
+        let mut ids: Vec<String> = Vec::new();
+        for i in 0..60usize {
+            if i % 7 == 3 {
+                s.seek(&ids[i / 3]).unwrap();
+            }
+            if i % 11 == 5 {
+                s.seek(&ids[0]).unwrap();
+            }
+            ids.push(s.append(Message::user(format!("m{i}")).into()));
+        }
+        for session in [s, chain_like(40, 1), chain_like(40, 40), chain_like(40, 4)] {
+            let map = children_map(&session);
+            assert_eq!(map.len(), session.entries().len());
+            for e in session.entries() {
+                let want: Vec<Value> = session
+                    .children(&e.id)
+                    .iter()
+                    .map(|c| Value::from(c.id.as_str()))
+                    .collect();
+                assert_eq!(map[&e.id], Value::Array(want), "children of {}", e.id);
+            }
+        }
+    }
+
+    /// `n` entries in `roots` chains, loaded from a file: 1 root is a chain, `n` roots are
+    /// `n` lone entries, 4 a forest.
+    fn chain_like(n: usize, roots: usize) -> Session {
+        let text: String = (1..=n)
+            .map(|i| {
+                let parent = if i > roots {
+                    format!("\"e{}\"", i - roots)
+                } else {
+                    "null".to_owned()
+                };
+                format!(
+                    "{{\"id\":\"e{i}\",\"parent_id\":{parent},\"message\":{{\"role\":\"user\",\"content\":[{{\"type\":\"text\",\"text\":\"m{i}\"}}],\"timestamp\":{i}}},\"timestamp\":{i}}}\n"
+                )
+            })
+            .collect();
+        Session::from_jsonl(&text).unwrap()
     }
 }

@@ -21,7 +21,7 @@ pub struct ScaleArgs {
     #[arg(long)]
     pub one_shot: bool,
     /// The smallest size (entries, events, members); then 4n and 16n.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = scale::DEFAULT_N)]
     pub n: usize,
     /// The whole run's budget in seconds: shapes that would start after it are not measured.
     #[arg(long, default_value_t = 120.0)]
