@@ -286,6 +286,24 @@ fn a_resumed_campaign_goes_on_and_its_corpus_is_a_corpus() {
     // The corpus directory is a conformance corpus the reference passes.
     let (code, out) = kit(&["test", "--format", "terse", "--corpus", c], &[], d.path());
     assert_eq!(code, 0, "{out}");
+    // Random bytes through the `arbitrary` recipes are one of its sources (FZ-CAMP-1):
+    // some kept inputs came from them, and say so.
+    let from_bytes = files_containing(&corpus, "(arbitrary)");
+    assert!(from_bytes > 0, "no kept input came from the arbitrary recipes");
+}
+
+fn files_containing(dir: &Path, needle: &str) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| {
+            if p.is_dir() {
+                files_containing(&p, needle)
+            } else {
+                usize::from(std::fs::read_to_string(&p).is_ok_and(|t| t.contains(needle)))
+            }
+        })
+        .sum()
 }
 
 fn count_vector_files(dir: &Path) -> usize {

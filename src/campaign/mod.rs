@@ -31,8 +31,8 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
 use crate::adapter::{Implementation, Reply};
 use crate::differential::{
-    classify, consequences, counterexamples, expectation, minimize, same_kind, shrink, trials,
-    DiffOptions, Disagreement, Found, Kind, KindKey, Trial,
+    arbitrary_trial, classify, consequences, counterexamples, expectation, minimize, same_kind,
+    shrink, trials, DiffOptions, Disagreement, Found, Kind, KindKey, Trial,
 };
 use crate::generate::GenConfig;
 use crate::ops::{OpKind, Profile};
@@ -398,7 +398,21 @@ fn job(shared: &Shared, j: u32, pool: Vec<Trial>, make: &Factory) -> Result<JobR
             }
             let mut rng = exec_rng(opts.seed, exec);
             let fresh = kept.is_empty() || rng.next_u32().is_multiple_of(4);
-            if fresh {
+            // A fifth of the fresh trials come from random bytes through the `arbitrary`
+            // recipes when the adapter offers a journal operation (another distribution
+            // than proptest's: defaults where the bytes run out, long runs of one choice);
+            // otherwise, and when the bytes build nothing wanted, the strategies.
+            let from_bytes = (fresh && rng.next_u32().is_multiple_of(5))
+                .then(|| {
+                    let mut data = vec![0u8; 4 + (rng.next_u32() % 1024) as usize];
+                    rng.fill_bytes(&mut data);
+                    arbitrary_trial(&cfg, &offered, &data)
+                })
+                .flatten()
+                .filter(&wanted);
+            if let Some(t) = from_bytes {
+                (t, None, Source::Exec(exec))
+            } else if fresh {
                 let Some(s) = &strategy else { break };
                 *runner.rng() = rng;
                 let tree = s

@@ -32,7 +32,7 @@ use crate::vectors::Case;
 use crate::verdict::{Cause, Expect};
 
 pub use attribute::{classify, is_known, Disagreement, KindKey};
-pub use trials::{expectation, trials, Trial};
+pub use trials::{arbitrary_trial, expectation, trials, Trial};
 
 use attribute::classify as classify_trial;
 use shrink::{case_rng, TrialTree};

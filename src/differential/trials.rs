@@ -9,7 +9,10 @@ use proptest::strategy::Union;
 use crate::error::ErrorCode;
 use crate::generate::operations::{canonical_input, store_case, tree_case, tree_recipe, TreeCase};
 use crate::generate::yoagent;
-use crate::generate::{any_malformed_journal, valid_journal, GenConfig};
+use crate::generate::{
+    any_malformed_journal, journal_from_bytes, malformed_from_bytes, valid_journal, GenConfig,
+    GeneratedJournal, MalformedJournal,
+};
 use crate::ops::Profile;
 use crate::ops::{OpKind, Operation};
 use crate::rules::Rule;
@@ -47,6 +50,78 @@ impl Trial {
     }
 }
 
+/// A valid journal's trial: one of the offered journal operations `ops` (chosen by
+/// `which`), on the whole journal or up to / at sequence `k` modulo its length.
+fn valid_trial(j: GeneratedJournal, ops: &[OpKind], which: u8, k: u16) -> Trial {
+    let n = j.events.len().max(1) as i64;
+    let k = i64::from(k) % n;
+    let kind = ops[usize::from(which) % ops.len()];
+    let whole = (which / 4).is_multiple_of(2);
+    let until = if whole { None } else { Some(k) };
+    let op = match kind {
+        OpKind::Validate => Operation::Validate,
+        OpKind::Replay => Operation::Replay { until },
+        OpKind::Fingerprint => Operation::Fingerprint { until },
+        _ => Operation::Branch {
+            at: k,
+            branch_id: "branch".into(),
+        },
+    };
+    Trial::plain(
+        j.bytes(),
+        op,
+        j.profile.into(),
+        format!("a valid journal of {} events", j.events.len()),
+    )
+}
+
+/// A malformed journal's trial: its own operation, planted defects and label.
+fn malformed_trial(m: MalformedJournal) -> Trial {
+    Trial {
+        origin: format!("a journal with {}", m.describe()),
+        planted: m
+            .planted
+            .iter()
+            .map(|p| (p.defect.code(), p.line))
+            .collect(),
+        label: Some(m.expected.code),
+        label_rule: Rule::parse(m.expected.rule),
+        input: m.bytes,
+        op: m.op,
+        profile: m.profile.into(),
+    }
+}
+
+/// A journal trial built from unstructured bytes through the `arbitrary` impls (the
+/// fuzz targets' recipes, [`crate::generate::journal_from_bytes`] and
+/// [`crate::generate::malformed_from_bytes`]): a campaign's third source beside the
+/// proptest strategies and the mutators (SPEC FZ-CAMP-1). The first byte chooses valid
+/// or malformed (at most 4 defects) and the next three the operation and `k`, as
+/// [`trials`] does. `None` when `offered` has no journal operation or the bytes build no
+/// recipe; the origin says `(arbitrary)` so a finding names its source.
+pub fn arbitrary_trial(cfg: &GenConfig, offered: &[String], data: &[u8]) -> Option<Trial> {
+    let ops: Vec<OpKind> = OpKind::ALL
+        .into_iter()
+        .filter(|k| k.is_journal() && offered.iter().any(|o| o == k.as_str()))
+        .collect();
+    let (&[head, which, k0, k1], rest) = data.split_first_chunk::<4>()?;
+    if ops.is_empty() {
+        return None;
+    }
+    let mut t = if head.is_multiple_of(2) {
+        valid_trial(
+            journal_from_bytes(cfg, rest).ok()?,
+            &ops,
+            which,
+            u16::from_le_bytes([k0, k1]),
+        )
+    } else {
+        malformed_trial(malformed_from_bytes(cfg, 4, rest).ok()?)
+    };
+    t.origin.push_str(" (arbitrary)");
+    Some(t)
+}
+
 /// The trials for the operations in `offered` (`None` when none can be generated).
 /// Weights: journals 6 (half valid, half malformed), `tree_apply` 2, `canonical` 2,
 /// `tree_inspect` 1, `store_apply` 1; the same tree weights again for `yoagent-0.26`
@@ -65,44 +140,9 @@ pub fn trials(
         .collect();
     if !journal_ops.is_empty() {
         let valid = (valid_journal(cfg), any::<u8>(), any::<u16>())
-            .prop_map(move |(j, which, k)| {
-                let n = j.events.len().max(1) as i64;
-                let k = i64::from(k) % n;
-                let kind = journal_ops[usize::from(which) % journal_ops.len()];
-                let whole = which / 4 % 2 == 0;
-                let until = if whole { None } else { Some(k) };
-                let op = match kind {
-                    OpKind::Validate => Operation::Validate,
-                    OpKind::Replay => Operation::Replay { until },
-                    OpKind::Fingerprint => Operation::Fingerprint { until },
-                    _ => Operation::Branch {
-                        at: k,
-                        branch_id: "branch".into(),
-                    },
-                };
-                Trial::plain(
-                    j.bytes(),
-                    op,
-                    j.profile.into(),
-                    format!("a valid journal of {} events", j.events.len()),
-                )
-            })
+            .prop_map(move |(j, which, k)| valid_trial(j, &journal_ops, which, k))
             .boxed();
-        let malformed = any_malformed_journal(cfg)
-            .prop_map(|m| Trial {
-                origin: format!("a journal with {}", m.describe()),
-                planted: m
-                    .planted
-                    .iter()
-                    .map(|p| (p.defect.code(), p.line))
-                    .collect(),
-                label: Some(m.expected.code),
-                label_rule: Rule::parse(m.expected.rule),
-                input: m.bytes,
-                op: m.op,
-                profile: m.profile.into(),
-            })
-            .boxed();
+        let malformed = any_malformed_journal(cfg).prop_map(malformed_trial).boxed();
         arms.push((3, valid));
         arms.push((3, malformed));
     }
@@ -164,4 +204,48 @@ pub fn trials(
 pub fn expectation(t: &Trial) -> Result<Expect, String> {
     crate::adapter::reference::reference_answer(&t.op, t.profile, &t.input)
         .map(|a| Expect::of_answer(&a))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::test_runner::{RngAlgorithm, TestRng};
+
+    /// Random bytes through the `arbitrary` recipes: both kinds, every journal operation,
+    /// valid ones answered with a result and malformed ones with their label's code (the
+    /// reference decides, as in a campaign); nothing when no journal operation is offered.
+    #[test]
+    fn arbitrary_trials_are_journals_the_reference_answers_as_labelled() {
+        let cfg = GenConfig {
+            events: 1..=12,
+            ..GenConfig::default()
+        };
+        let offered: Vec<String> = OpKind::ALL.iter().map(|k| k.as_str().to_owned()).collect();
+        let mut rng = TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]);
+        let (mut valid, mut malformed) = (0, 0);
+        let mut ops = std::collections::BTreeSet::new();
+        for i in 0..600 {
+            let mut data = vec![0u8; 4 + i % 700];
+            rng.fill_bytes(&mut data);
+            let Some(t) = arbitrary_trial(&cfg, &offered, &data) else {
+                continue;
+            };
+            assert!(t.origin.ends_with("(arbitrary)"), "{}", t.origin);
+            assert!(t.op.kind().is_journal());
+            ops.insert(t.op.name());
+            match (t.label, expectation(&t).unwrap()) {
+                (None, Expect::Result { .. }) => valid += 1,
+                (Some(code), Expect::Error { codes, .. }) => {
+                    assert!(codes.iter().any(|c| c == code.as_str()), "{t:?}: {codes:?}");
+                    malformed += 1;
+                }
+                (label, e) => panic!("{label:?} but the reference: {e:?}, {t:?}"),
+            }
+        }
+        assert!(valid > 200 && malformed > 200, "{valid} valid, {malformed} malformed");
+        assert_eq!(ops.len(), 4, "{ops:?}");
+        let trees = vec!["tree_inspect".to_owned(), "tree_apply".to_owned()];
+        assert!(arbitrary_trial(&cfg, &trees, &[0; 64]).is_none());
+        assert!(arbitrary_trial(&cfg, &offered, &[0; 3]).is_none());
+    }
 }
