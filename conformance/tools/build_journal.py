@@ -221,6 +221,22 @@ for name, ptext, code, rules, desc in [
 ]:
     invalid("json", name, "A payload with %s is rejected." % desc, rules, prefix + with_payload_text(ptext, 1), err(code, 2))
 
+# Duplicate keys in a wide object, on both sides of the parser's switch from a linear look
+# at earlier members to a set (at 16 members): member j repeats member i's key. Python's
+# object_pairs_hook says each text holds exactly one duplicate.
+def wide_duplicate(i, j, n=24):
+    keys = ["k%d" % m for m in range(n)]
+    keys[j] = keys[i]
+    text = "{" + ",".join('"%s":%d' % (k, m) for m, k in enumerate(keys)) + "}"
+    pairs = json.loads(text, object_pairs_hook=lambda ps: ps)
+    assert len(pairs) - len(dict(pairs)) == 1
+    return text
+
+for i, j in [(0, 15), (0, 16), (15, 16), (16, 17), (16, 23), (17, 18), (0, 23), (22, 23)]:
+    invalid("json", "duplicate-key-wide-%d-%d" % (i, j),
+            "A payload of 24 members whose member %d repeats the key of member %d is rejected." % (j, i),
+            ["C-KEY-2"], prefix + with_payload_text(wide_duplicate(i, j), 1), err("duplicate_key", 2))
+
 for name, ptext, rules, desc, tags in [
     ("int-4300-digits", '{"a":%s}' % ("9" * 4300), ["C-NUM-1", "C-NUM-3"], "an integer of exactly 4300 digits", ["bignum"]),
     ("nesting-128", '{"a":%s%s}' % ("[" * 126, "]" * 126), ["C-DEPTH-1"], "exactly 128 nested containers", []),
