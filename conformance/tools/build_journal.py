@@ -354,6 +354,29 @@ invalid("journal", "duplicate-id-first", "The first id reused by the second even
         lines([ev(0), ev(1, event_id="e0", parent=None)]), err("duplicate_event_id", 2, 1))
 invalid("journal", "forward-parent", "A parent that appears later is rejected.", ["J-PARENT-1"],
         lines([ev(0), ev(1, parent="e2"), ev(2)]), err("unknown_parent", 2, 1))
+# Journals past the id sets' first sizes (the fast path's table of ids starts with 1,024
+# slots and grows at three quarters full: at 768 and 1,152 ids): every id must still be
+# found after each growth, for a parent and for a duplicate. Short lines (a session `s`,
+# a run `r`, an empty payload) keep each near 200 KB.
+def many(n, last=None):
+    evs = [ev(0, "session.start", parent=None, session="s", run="r")]
+    evs += [ev(i, "t", parent="e%d" % ((i * 7919) % i), session="s", run="r") for i in range(1, n)]
+    if last is not None:
+        evs.append(last)
+    return lines(evs)
+
+data = many(1500)
+valid("journal", "many-events", "1,500 events whose parents reach back anywhere.", ["J-ID-1", "J-PARENT-1", "F-FP-1"], data,
+      more=[{"op": {"op": "fingerprint"}, "expect": {"result": oracle.fingerprint(oracle.parse_journal(data))}}])
+for name, what, last, code in [
+    ("duplicate-id-after-growth-first", "reuses the first id", ev(1500, event_id="e0", parent="e1499", session="s", run="r"), "duplicate_event_id"),
+    ("duplicate-id-after-growth-late", "reuses an id added after two growths", ev(1500, event_id="e1300", parent="e1499", session="s", run="r"), "duplicate_event_id"),
+    ("dangling-parent-after-growth", "names a parent that never appears", ev(1500, parent="e1501", session="s", run="r"), "unknown_parent"),
+]:
+    invalid("journal", name, "Event 1500 of a 1,501-event journal %s." % what,
+            ["J-ID-1"] if code == "duplicate_event_id" else ["J-PARENT-1"], many(1500, last), err(code, 1501, 1500),
+            ops=("validate", "replay", "fingerprint"))
+
 invalid("journal", "dangling-parent", "A parent that never appears.", ["J-PARENT-1"],
         lines([ev(0), ev(1, parent="e-missing")]), err("unknown_parent", 2, 1))
 invalid("journal", "self-parent", "An event that is its own parent.", ["J-PARENT-1"],
