@@ -249,6 +249,12 @@ inspect_ok("tree/load", "labels-several-each", "Two labels each carried by two e
            ["T-SEEKCP-1", "T-OPS-1"],
            "\n".join([entry("e1", None, "one", 1, "p"), entry("e2", "e1", "two", 2, "q"), entry("e3", "e1", "three", 3, "p"),
                        entry("e4", "e2", "four", 4, "q"), entry("e5", "e4", "five", 5, "r")]), tags=["multiplicity"])
+ops_ok("relabel-one-of-two-carriers", "Label x on e3 and e1, then e3 relabelled y: x still names e1 (its other carrier), "
+       "y names e3.", ["T-CHECKPOINT-1", "T-SEEKCP-1", "T-OPS-1", "T-SAVE-1"], plain,
+       [{"step": "checkpoint", "label": "x"}, {"step": "seek", "id": "e1"}, {"step": "checkpoint", "label": "x"},
+        {"step": "seek", "id": "e3"}, {"step": "checkpoint", "label": "y"}, {"step": "seek", "id": "e2"},
+        {"step": "seek_checkpoint", "label": "x"}, {"step": "append", "message": "four", "timestamp": 4},
+        {"step": "seek_checkpoint", "label": "y"}, {"step": "append", "message": "five", "timestamp": 5}], tags=["multiplicity"])
 ops_ok("append-new-zero-one-many", "append_new appending 0, then 1, then 3 distinct messages: counts 0, 1, 3, ids in order.",
        ["T-APPENDNEW-1", "T-APPEND-1"], plain,
        [{"step": "append_new", "history": ["one", "three"], "timestamp": 5},
