@@ -392,6 +392,18 @@ for name, inp in [
     ok(N, name, inp, "A double near, not at, a tie of two shortest spellings prints the closer one.",
        FLT, ["float", "shortest", "tie"])
 
+# Powers of two whose rounding interval is lopsided (the double below is half as far as
+# the one above): the shortest spelling that reads back has 16 digits, but the NEAREST
+# 16-digit decimal does not read back, so a port that tries "%.{p}e" for p = 1, 2, ...
+# until one round-trips prints 17 digits. Chosen by comparing that loop with repr over
+# every power of two (46 of 2,098 differ); the expected text is Python's.
+for k in (-1017, -44, -24, 89, 976):
+    a = 2.0 ** k
+    assert len(repr(a).split("e")[0].replace(".", "").replace("-", "")) <= 16, a
+    ok(N, "float-power-of-two-%s%d" % ("minus-" if k < 0 else "", abs(k)), repr(a),
+       "2^%d (%s): a power of two whose shortest spelling is not the nearest one of its length." % (k, repr(a)),
+       FLT, ["float", "shortest", "power-of-two"])
+
 # Exponents of two and three digits in the exponent form: at least two digits, never
 # padded beyond (repr: 1e-10, 1e-100, 1.5e+300).
 for name, inp in [

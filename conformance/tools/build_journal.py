@@ -206,6 +206,9 @@ for name, ptext, code, rules, desc in [
     ("short-unicode-escape", '{"a":"\\u12"}', "invalid_json", ["C-SYNTAX-1"], "a short \\u escape"),
     ("unquoted-key", '{a:1}', "invalid_json", ["C-SYNTAX-1"], "an unquoted key"),
     ("missing-colon", '{"a" 1}', "invalid_json", ["C-SYNTAX-1"], "a missing colon"),
+    ("semicolon-for-colon", '{"a";1}', "invalid_json", ["C-SYNTAX-1"], "a semicolon where the colon goes (a parser that skips one byte there accepts it)"),
+    ("equals-for-colon", '{"a"=1}', "invalid_json", ["C-SYNTAX-1"], "an equals sign where the colon goes"),
+    ("minus-for-colon", '{"a"-1}', "invalid_json", ["C-SYNTAX-1"], "a minus where the colon goes (what is left after it is a value)"),
     ("duplicate-key-payload", '{"a":1,"b":2,"a":3}', "duplicate_key", ["C-KEY-2"], "a duplicate key in the payload"),
     ("duplicate-key-escaped", '{"a":1,"\\u0061":2}', "duplicate_key", ["C-KEY-2"], "keys equal after escape decoding"),
     ("duplicate-key-nested", '{"x":{"k":1,"k":1}}', "duplicate_key", ["C-KEY-2"], "a duplicate key with the same value, nested"),
@@ -757,6 +760,67 @@ for name, event, desc, rule in [
     ("duration-string", tev(0, duration_ms="5"), "a string duration_ms", "P-TRACE-9"),
 ]:
     invalid("profile", name, "Under trace-0.1, %s is a violation." % desc, [rule], lines([event]), err(pv, 1, 0), profile=T)
+# Every trace-0.1 member that is not a core envelope field (E-ENV-1 decides those first),
+# with values of the wrong type, and the empty string where a non-empty one is required: a
+# port that checks one member's type and not another's fails one of them
+# (conformance/tools/py_mutants.py found four such checks no vector reached). Hand-derived
+# from P-TRACE-2 and P-TRACE-6 to P-TRACE-8: each is profile_violation on line 1.
+def with_path(path, value):
+    e = tev(0)
+    if len(path) == 1:
+        e[path[0]] = value
+    else:
+        e[path[0]] = dict(e[path[0]], **{path[1]: value})
+    return e
+
+NOT_STRING, NOT_OBJECT = [None, 1, [], {}], [None, "x", 1, []]
+for path, bad, rule in [
+    (("trace_version",), [None, 0.1, "0.1", "0.1.0 "], "P-TRACE-2"),
+    (("actor",), NOT_OBJECT, "P-TRACE-6"),
+    (("actor", "kind"), NOT_STRING + ["", "User"], "P-TRACE-6"),
+    (("actor", "id"), NOT_STRING + [""], "P-TRACE-6"),
+    (("actor", "parent_id"), NOT_STRING + [""], "P-TRACE-6"),
+    (("provenance", "agent_id"), NOT_STRING + [""], "P-TRACE-7"),
+    (("provenance", "experiment_id"), NOT_STRING + [""], "P-TRACE-7"),
+    (("provenance", "snapshot_id"), NOT_STRING + [""], "P-TRACE-7"),
+    (("provenance", "surface"), NOT_STRING + [""], "P-TRACE-7"),
+    (("provenance", "harness_mode"), NOT_STRING + [""], "P-TRACE-7"),
+    (("provenance", "model"), [None, 1, [], {}], "P-TRACE-7"),
+    (("provenance", "provider"), [None, 1, [], {}], "P-TRACE-7"),
+    (("redaction",), NOT_OBJECT, "P-TRACE-8"),
+    (("redaction", "status"), NOT_STRING + ["", "Clean"], "P-TRACE-8"),
+    (("redaction", "fields"), [None, "a", 1, {}], "P-TRACE-8"),
+    (("redaction", "notes"), [None, 1, [], {}], "P-TRACE-8"),
+]:
+    for value in bad:
+        spelled = json.dumps(value).replace('"', "'")
+        slug = {"null": "null", "1": "number", "0.1": "number", "[]": "array", "{}": "object", "''": "empty"}.get(
+            spelled, "string" if isinstance(value, str) else spelled)
+        if slug == "string" and value not in ("x", "a"):
+            slug = {"0.1": "short", "0.1.0 ": "trailing-space", "User": "capitalised", "Clean": "capitalised"}[value]
+        invalid("profile", "type-%s-%s" % ("-".join(p.replace("_", "-") for p in path), slug),
+                "Under trace-0.1, %s as %s is a violation." % (".".join(path), spelled), [rule],
+                lines([with_path(path, value)]), err(pv, 1, 0), profile=T)
+for item, slug in [(None, "null"), (1, "number"), ([], "array")]:
+    invalid("profile", "type-redaction-fields-item-%s" % slug, "Under trace-0.1, a redaction field name %s is a violation." % json.dumps(item),
+            ["P-TRACE-8"], lines([with_path(("redaction", "fields"), ["a", item])]), err(pv, 1, 0), profile=T)
+for path in [("provenance", "model"), ("provenance", "provider"), ("redaction", "notes")]:
+    valid("profile", "empty-%s" % path[1], "Under trace-0.1, an empty %s is a string, so it is allowed." % ".".join(path),
+          ["P-TRACE-7" if path[0] == "provenance" else "P-TRACE-8"], lines([with_path(path, "")]), profile=T)
+
+# The length of every month (Python's calendar.monthrange, not our code): its last day is
+# a date and the day after it is not, in a common year (2023) and in February of a leap
+# year (2024).
+import calendar
+for year, months in [(2023, range(1, 13)), (2024, [2])]:
+    for month in months:
+        last = calendar.monthrange(year, month)[1]
+        valid("profile", "month-%d-%02d-last-day" % (year, month), "Under trace-0.1, %d-%02d-%02d is a date." % (year, month, last),
+              ["P-TRACE-4"], lines([tev(0, timestamp="%d-%02d-%02dT00:00:00Z" % (year, month, last))]), profile=T)
+        invalid("profile", "month-%d-%02d-day-after" % (year, month),
+                "Under trace-0.1, %d-%02d-%02d is not a date." % (year, month, last + 1), ["P-TRACE-4"],
+                lines([tev(0, timestamp="%d-%02d-%02dT00:00:00Z" % (year, month, last + 1))]), err(pv, 1, 0), profile=T)
+
 invalid("profile", "negative-sequence", "Under trace-0.1, sequence -1 breaks P-TRACE-3 before J-SEQ-1.", ["P-TRACE-3", "J-ORDER-1"],
         lines([tev(0, sequence=-1)]), err(pv, 1, -1), profile=T)
 invalid("profile", "core-before-profile", "E-ENV-1 is checked before the profile.", ["J-ORDER-1", "E-ENV-1"],

@@ -131,7 +131,11 @@ def mutated_source(tree, index, how):
 
 
 def run_kit(kit, work, properties, timeout):
-    cmd = [kit, "test", "--format", "terse", "--properties", str(properties),
+    # --fail-fast: one failed case decides, and a variant that hangs is ended by the kit's
+    # own per-check --timeout (the kit ends the adapter it started; a SIGKILL of the kit
+    # could not, the adapter being in a process group of its own).
+    cmd = [kit, "test", "--format", "terse", "--fail-fast", "--timeout", "10",
+           "--properties", str(properties),
            "--adapter", "python3 %s" % os.path.join(work, "adapter.py")]
     # Its own process group, so that a timeout ends the adapter it started too.
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ROOT,
@@ -139,8 +143,13 @@ def run_kit(kit, work, properties, timeout):
     try:
         stdout, _ = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        p.communicate()
+        # SIGTERM first: the kit ends its adapter and exits; then nothing is left to kill.
+        os.killpg(p.pid, signal.SIGTERM)
+        try:
+            p.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
         return "timeout", ""
     tail = stdout.decode("utf-8", "replace").strip().splitlines()
     tail = tail[-1] if tail else ""
