@@ -457,6 +457,8 @@ ok(S, "bom-inside-raw", '"\ufeffx"', "A raw U+FEFF inside a string stays raw.", 
 ok(S, "u-ffff", '"\\uffff"', "The noncharacter U+FFFF is a scalar value and is written raw.", ["C-STR-2"])
 ok(S, "u-fffe", '"\\uFFFE"', "The noncharacter U+FFFE is written raw.", ["C-STR-2"])
 ok(S, "u-e000", '"\\ue000"', "The private-use U+E000 is written raw.", ["C-STR-2"])
+ok(S, "u-d7ff", '"\\ud7ff"', "U+D7FF, the last code point before the surrogates, is no surrogate: written raw.", ["C-STR-2", "C-STR-3"])
+ok(S, "u-d7ff-then-pair-dbff-dc00", '"\\ud7ff\\udbff\\udc00"', "U+D7FF, then the pair of the last high and first low surrogate (U+10FC00).", ["C-STR-2", "C-STR-3"], ["astral"])
 ok(S, "u-07ff-u-0800", '"\\u07ff\\u0800"', "The two-byte/three-byte UTF-8 boundary is written raw.", ["C-STR-2"])
 ok(S, "astral-raw", '"😀"', "A raw astral character stays raw UTF-8.", ["C-STR-2"], ["astral"])
 ok(S, "astral-pair", '"\\ud83d\\ude00"', "A surrogate-pair escape is written as the raw astral character.", ["C-STR-2"], ["astral"])
@@ -622,6 +624,8 @@ for name, inp, desc in [
     ("lone-high-surrogate-upper", '"\\uD83D"', "A lone high surrogate in upper-case hex is rejected."),
     ("lone-low-surrogate", '"\\udc00"', "A lone low surrogate escape is rejected."),
     ("lone-low-surrogate-max", '"\\udfff"', "The last low surrogate alone is rejected."),
+    ("lone-high-surrogate-max", '"\\udbff"', "The last high surrogate alone is rejected."),
+    ("high-surrogate-max-then-d7ff", '"\\udbff\\ud7ff"', "The last high surrogate followed by U+D7FF (no low surrogate) is rejected."),
     ("high-surrogate-then-text", '"\\ud83dx"', "A high surrogate followed by a plain character is rejected."),
     ("high-surrogate-then-bmp-escape", '"\\ud83d\\u0041"', "A high surrogate followed by a non-surrogate escape is rejected."),
     ("high-surrogate-twice", '"\\ud83d\\ud83d"', "Two high surrogates are rejected."),

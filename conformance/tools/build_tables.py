@@ -1048,6 +1048,20 @@ def boundaries_journal():
         tags = ["boundary"] + (["departs-from-seed"] if seed_departs(data, checks) else [])
         add(B, "branch-id-" + label, "Branch id %r at 0 and at the last sequence: %s." % (bid[:8], "invalid (B-ID-1)" if blank else "kept exactly"),
             ["B-ID-1", "B-ID-2", "B-RANGE-1"], data, checks, tags)
+    # Every other code point of whitespace.json as a one-character branch id: blank exactly
+    # when str.isspace() says so (B-ID-2), so a hand-written set one range too wide or
+    # short fails (conformance/tools/py_mutants.py: U+0021 added to the U+001C..U+0020 run).
+    for c in CPS:
+        if c["cp"] in (0x20, 0x09, 0xA0, 0x200B, 0xFEFF):
+            continue  # above, by name
+        bid = chr(c["cp"])
+        blank = bid.isspace()
+        checks = [{"op": {"op": "branch", "at": 0, "branch_id": bid},
+                   "expect": err("invalid_branch_id") if blank else {"result": oracle.branch(events, 0, bid)}}]
+        data = lines_of(events)
+        tags = ["boundary", "whitespace"] + (["departs-from-seed"] if seed_departs(data, checks) else [])
+        add(B, "branch-id-u%04x" % c["cp"], "Branch id %s (%s) alone: %s." % (c["hex"], c["name"], "blank, invalid (B-ID-1)" if blank else "not blank, kept exactly"),
+            ["B-ID-1", "B-ID-2"], data, checks, tags)
 
 
 def boundaries_tree():
