@@ -198,6 +198,19 @@ error_case("bad-line-in-middle", "A bad line in the middle makes the open fail: 
 error_case("complete-last-line-breaks-rule", "A complete last line that parses but breaks a rule is not torn: the open fails.", ["S-RECOVER-1", "S-TORN-1", "J-SEQ-1"],
            good + line(ev(7)).encode() + b"\n", ["replay"], "sequence_gap", 4)
 
+# An existing journal that breaks a journal rule in the middle: the open fails at that line
+# with that rule's code (S-RECOVER-1: only a torn LAST line is recovered), for each rule of
+# J-ORDER-1's step 5 (a port that checks only the lines it appends passes none of these).
+for name, bad, code, rule in [
+    ("open-duplicate-id-in-middle", ev(1, event_id="e0", parent="e0"), "duplicate_event_id", "J-ID-1"),
+    ("open-unknown-parent-in-middle", ev(1, parent="e9"), "unknown_parent", "J-PARENT-1"),
+    ("open-mixed-session-in-middle", ev(1, session="sess-2"), "mixed_session", "J-SESSION-1"),
+    ("open-mixed-run-in-middle", ev(1, run="run-2"), "mixed_run", "J-RUN-1"),
+]:
+    error_case(name, "A journal whose line 2 breaks %s (line 3 is fine): the open fails there." % rule,
+               ["S-RECOVER-1", rule], (line(ev(0)) + "\n" + line(bad) + "\n" + line(ev(2)) + "\n").encode(),
+               ["replay"], code, 2)
+
 # --- checkpoints (exercise F) --------------------------------------------------------------
 case("checkpoint-equivalence", "Replay from a checkpoint plus the tail equals replay from event zero.", ["K-REPLAY-1", "K-RECORD-1"],
      empty, [("batch", L[:3]), ("checkpoint",), ("batch", L[3:]), ("replay_from_checkpoint",), ("replay",)])
