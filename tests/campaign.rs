@@ -289,7 +289,10 @@ fn a_resumed_campaign_goes_on_and_its_corpus_is_a_corpus() {
     // Random bytes through the `arbitrary` recipes are one of its sources (FZ-CAMP-1):
     // some kept inputs came from them, and say so.
     let from_bytes = files_containing(&corpus, "(arbitrary)");
-    assert!(from_bytes > 0, "no kept input came from the arbitrary recipes");
+    assert!(
+        from_bytes > 0,
+        "no kept input came from the arbitrary recipes"
+    );
 }
 
 fn files_containing(dir: &Path, needle: &str) -> usize {

@@ -959,6 +959,9 @@ DEPARTS_FROM_SEED = {
     "wire/bom-first-line", "wire/bom-third-line", "wire/bom-only", "wire/invalid-utf8-after-bad-line",
     # C-*: what json.loads accepts
     "json/duplicate-key-payload", "json/duplicate-key-escaped", "json/duplicate-key-nested",
+    "json/duplicate-key-wide-0-15", "json/duplicate-key-wide-0-16", "json/duplicate-key-wide-15-16",
+    "json/duplicate-key-wide-16-17", "json/duplicate-key-wide-16-23", "json/duplicate-key-wide-17-18",
+    "json/duplicate-key-wide-0-23", "json/duplicate-key-wide-22-23",
     "json/float-overflow", "json/float-overflow-negative", "json/nesting-129", "json/nesting-100000",
     "json/lone-high-surrogate", "json/lone-low-surrogate", "json/reversed-pair", "json/high-then-non-low",
     "json/nan", "json/infinity", "json/minus-infinity",
@@ -978,6 +981,7 @@ DEPARTS_FROM_SEED = {
     "json/array-line", "json/null-line", "json/number-line", "json/string-line", "json/true-line",
     # J-ID-1, J-PARENT-1: SessionJournal checks neither (the seed leaves them to its repository's validator)
     "journal/dangling-parent", "journal/duplicate-id-adjacent", "journal/duplicate-id-far", "journal/duplicate-id-first",
+    "journal/duplicate-id-after-growth-first", "journal/duplicate-id-after-growth-late", "journal/dangling-parent-after-growth",
     "journal/forward-parent", "journal/parent-case-mismatch", "journal/self-parent", "journal/self-parent-first",
     # C-NUM-3: the reader reports every line json.loads refuses as one "invalid JSONL" error
     "json/int-4301-digits",

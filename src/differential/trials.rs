@@ -242,7 +242,10 @@ mod tests {
                 (label, e) => panic!("{label:?} but the reference: {e:?}, {t:?}"),
             }
         }
-        assert!(valid > 200 && malformed > 200, "{valid} valid, {malformed} malformed");
+        assert!(
+            valid > 200 && malformed > 200,
+            "{valid} valid, {malformed} malformed"
+        );
         assert_eq!(ops.len(), 4, "{ops:?}");
         let trees = vec!["tree_inspect".to_owned(), "tree_apply".to_owned()];
         assert!(arbitrary_trial(&cfg, &trees, &[0; 64]).is_none());
