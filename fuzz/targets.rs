@@ -683,6 +683,16 @@ pub fn tree(data: &[u8]) {
             .collect(),
         _ => Vec::new(),
     };
+    // The yoagent-0.26 dialect's shape-only load (tree inspect, tree validate, serve)
+    // against the session load and its view, the file cut into 1 to 3 chunks.
+    let oracle = jc::fast::yoagent::inspect_oracle(file);
+    for k in 1..=3 {
+        assert_eq!(
+            jc::fast::yoagent::load_shape_chunked(file, k).map(|s| s.inspect()),
+            oracle,
+            "fast::yoagent in {k} chunks"
+        );
+    }
     for s in &steps {
         assert_eq!(
             Step::from_json(&s.to_json()).as_ref(),

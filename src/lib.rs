@@ -24,7 +24,7 @@
 //! | [`branch`] | branch records (B-*) |
 //! | [`tree`] | session trees, generic and the `yoagent-0.26` dialect (T-*) |
 //! | [`store`] | durable appends, recovery, checkpoints (S-*, K-*) |
-//! | [`fast`] | the checked fast path of validate, fingerprint, replay, branch |
+//! | [`fast`] | the checked fast path of validate, fingerprint, replay, branch, and of the yoagent dialect's tree inspect and validate |
 //! | [`ops`] | operations as data, profiles, and their reference execution (O-*) |
 //! | [`golden`] | the golden traces and their expected outputs (G-*) |
 //! | [`generate`] | generators of valid and malformed journals, trees, texts, store steps |

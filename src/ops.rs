@@ -507,9 +507,10 @@ pub fn execute(op: &Operation, input: &[u8], profile: Profile) -> Result<Value, 
     })
 }
 
-/// [`execute`] with the journal operations on the checked fast path ([`fast`], on the
-/// calling thread): what `serve` answers, so a run against `serve` exercises it. The
-/// other operations are [`execute`]'s.
+/// [`execute`] with the journal operations and the `yoagent-0.26` dialect's
+/// `tree_inspect` on the checked fast path ([`fast`], on the calling thread): what
+/// `serve` answers, so a run against `serve` exercises it. The other operations are
+/// [`execute`]'s.
 pub fn execute_fast(op: &Operation, input: &[u8], profile: Profile) -> Result<Value, ReadError> {
     let opts = fast::Options {
         threads: 0,
@@ -524,6 +525,9 @@ pub fn execute_fast(op: &Operation, input: &[u8], profile: Profile) -> Result<Va
         Operation::Fingerprint { until } => Value::from(fast::fingerprint(input, &opts, *until)?),
         Operation::Branch { at, branch_id } => {
             fast::branch(input, &opts, *at, branch_id)?.to_json()
+        }
+        Operation::TreeInspect if profile.dialect() == Dialect::Yoagent026 => {
+            fast::yoagent::load_shape(input, 0)?.inspect()
         }
         other => return execute(other, input, profile),
     })

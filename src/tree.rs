@@ -305,6 +305,25 @@ impl Tree {
         Ok(())
     }
 
+    /// Add a loaded entry whose parent (by first occurrence) is known: the builders of
+    /// the dialects' drawings use it.
+    pub(crate) fn push_loaded(&mut self, e: Entry, parent: Option<usize>) {
+        let i = self.entries.len();
+        self.index.entry(e.id.clone()).or_insert(i);
+        self.entries.push(e);
+        self.children.push(Vec::new());
+        self.parents.push(parent);
+        if let Some(p) = parent {
+            self.children[p].push(i);
+        }
+    }
+
+    /// Set the head entry and the id counter of a built tree.
+    pub(crate) fn set_head(&mut self, head: Option<usize>, counter: u64) {
+        self.head = head;
+        self.counter = counter;
+    }
+
     pub fn entries(&self) -> &[Entry] {
         &self.entries
     }
@@ -823,6 +842,9 @@ pub fn render(tree: &Tree) -> String {
 pub enum Loaded {
     Generic(Tree),
     Yoagent(yoagent::Session),
+    /// A `yoagent-0.26` session's shape, without its messages (the checked fast path
+    /// of `tree inspect` and `tree validate`).
+    YoagentShape(crate::fast::yoagent::SessionShape),
 }
 
 impl Loaded {
@@ -847,7 +869,12 @@ impl Loaded {
     ) -> Result<Loaded, ReadError> {
         if dialect == Dialect::Yoagent026 {
             let bytes = crate::wire::read_bounded(r, max_line_bytes)?;
-            Ok(Loaded::Yoagent(yoagent::Session::load(&bytes)?))
+            Ok(if shape_only {
+                let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+                Loaded::YoagentShape(crate::fast::yoagent::load_shape(&bytes, threads)?)
+            } else {
+                Loaded::Yoagent(yoagent::Session::load(&bytes)?)
+            })
         } else if shape_only {
             Tree::load_shape_bounded(r, max_line_bytes).map(Loaded::Generic)
         } else {
@@ -859,6 +886,7 @@ impl Loaded {
         match self {
             Loaded::Generic(t) => t.inspect(),
             Loaded::Yoagent(s) => s.inspect(),
+            Loaded::YoagentShape(s) => s.inspect(),
         }
     }
 
@@ -866,6 +894,7 @@ impl Loaded {
         match self {
             Loaded::Generic(t) => t.entries().len(),
             Loaded::Yoagent(s) => s.entries().len(),
+            Loaded::YoagentShape(s) => s.entry_count(),
         }
     }
 
@@ -873,6 +902,7 @@ impl Loaded {
         match self {
             Loaded::Generic(t) => render(t),
             Loaded::Yoagent(s) => render(&s.to_generic()),
+            Loaded::YoagentShape(s) => render(&s.to_generic()),
         }
     }
 }

@@ -291,3 +291,178 @@ fn value_budget() {
         }
     }
 }
+
+/// The `yoagent-0.26` dialect's shape-only load (`fast::yoagent`, what `tree inspect`,
+/// `tree validate` and `serve` run) against the session load and its view, cut into 1 to
+/// 5 chunks read on their own threads: the same view, or the same error (code, line,
+/// excerpt, message). Inputs: every tree vector's input, its mutations, and pairs of
+/// them joined (two defects in one file, on either side of a cut).
+#[test]
+fn yoagent_shapes_agree_with_the_session_load() {
+    use journal_conformance::fast::yoagent::{inspect_oracle, load_shape_chunked};
+    let cases = vectors::load_embedded().expect("embedded corpus");
+    let trees: Vec<&[u8]> = cases
+        .iter()
+        .filter(|c| {
+            c.checks
+                .iter()
+                .any(|k| matches!(k.op.kind(), OpKind::TreeInspect | OpKind::TreeApply))
+        })
+        .map(|c| c.input.as_slice())
+        .collect();
+    assert!(trees.len() > 1000, "{} tree inputs", trees.len());
+    let mut inputs: Vec<Vec<u8>> = Vec::new();
+    for (n, t) in trees.iter().enumerate() {
+        inputs.push(t.to_vec());
+        inputs.extend(mutations(t, n as u64 + 1));
+        let other = trees[(n * 7919 + 13) % trees.len()];
+        inputs.push([*t, b"\n", other].concat());
+    }
+    let (mut failures, mut errors) = (Vec::new(), 0);
+    for input in &inputs {
+        let want = inspect_oracle(input);
+        errors += want.is_err() as usize;
+        for k in 1..=5 {
+            let got = load_shape_chunked(input, k).map(|s| s.inspect());
+            if got != want {
+                failures.push(format!(
+                    "{:?} in {k} chunks:\n  fast   {got:?}\n  oracle {want:?}",
+                    String::from_utf8_lossy(input)
+                ));
+            }
+        }
+    }
+    assert!(
+        errors > 1000 && errors < inputs.len() - 500,
+        "{errors} of {}",
+        inputs.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// `fast::vouch`: a line whose message the fast path vouches for is one yoagent's own
+/// `SessionEntry` reads, with the same id, parent and label (the property the fast
+/// load rests on). Lines: every line of every tree vector's input and of its
+/// mutations, and hand-made respellings at the acceptor's edges.
+#[test]
+fn vouched_entries_are_yoagent_entries() {
+    use journal_conformance::fast::vouch::{vouches, VouchedEntry};
+    use journal_conformance::tree::yoagent::SessionEntry;
+    let cases = vectors::load_embedded().expect("embedded corpus");
+    let mut lines: Vec<Vec<u8>> = Vec::new();
+    for (n, c) in cases.iter().enumerate() {
+        if !c
+            .checks
+            .iter()
+            .any(|k| matches!(k.op.kind(), OpKind::TreeInspect | OpKind::TreeApply))
+        {
+            continue;
+        }
+        for input in std::iter::once(c.input.clone()).chain(mutations(&c.input, n as u64 + 1)) {
+            lines.extend(input.split(|&b| b == b'\n').map(<[u8]>::to_vec));
+        }
+    }
+    let user = r#"{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":5}"#;
+    let assistant = r#"{"role":"assistant","content":[{"type":"text","text":"a"}],"stopReason":"stop","model":"m","provider":"p","usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3},"timestamp":6}"#;
+    let tool = r#"{"role":"toolResult","toolCallId":"c","toolName":"t","content":[],"isError":false,"timestamp":7}"#;
+    let edges = [
+        user,
+        assistant,
+        tool,
+        r#"{ "role" : "user" , "content" : [ ] , "timestamp" : 0 }"#,
+        r#"{"\u0072ole":"user","content":[],"timestamp":5}"#,
+        r#"{"role":"us\u0065r","content":[],"timestamp":5}"#,
+        r#"{"role":"user","content":[{"type":"text","text":"\ud800"}],"timestamp":5}"#,
+        r#"{"role":"user","content":[{"type":"text","text":"\ud83d\ude00 \n"}],"timestamp":5}"#,
+        r#"{"role":"user","content":[],"timestamp":-0}"#,
+        r#"{"role":"user","content":[],"timestamp":-1}"#,
+        r#"{"role":"user","content":[],"timestamp":5.0}"#,
+        r#"{"role":"user","content":[],"timestamp":1e2}"#,
+        r#"{"role":"user","content":[],"timestamp":18446744073709551615}"#,
+        r#"{"role":"user","content":[],"timestamp":18446744073709551616}"#,
+        r#"{"role":"user","content":[],"timestamp":05}"#,
+        r#"{"role":"user","role":"user","content":[],"timestamp":5}"#,
+        r#"{"role":"user","content":[],"content":[],"timestamp":5}"#,
+        r#"{"role":"user","content":[{"type":"text","text":"a","text":"b"}],"timestamp":5}"#,
+        r#"{"role":"user","content":[{"type":"text"}],"timestamp":5}"#,
+        r#"{"role":"user","content":[{"type":"text","text":null}],"timestamp":5}"#,
+        r#"{"role":"user","content":[{"type":"image","text":"a"}],"timestamp":5}"#,
+        r#"{"role":"user","content":[{"type":"text","text":"a","extra":1}],"timestamp":5}"#,
+        r#"{"role":"user","content":{},"timestamp":5}"#,
+        r#"{"role":"user","content":[],"timestamp":5,"kind":"k"}"#,
+        r#"{"role":"user","content":[]}"#,
+        r#"{"role":"assistant","content":[],"stopReason":"stop","model":"m","provider":"p","usage":{"input":1,"output":2},"timestamp":6,"errorMessage":"e"}"#,
+        r#"{"role":"assistant","content":[],"stopReason":"stop","model":"m","provider":"p","usage":{"input":1,"output":2},"timestamp":6,"errorMessage":null}"#,
+        r#"{"role":"assistant","content":[],"stopReason":"stop","model":"m","provider":"p","usage":{"input":1},"timestamp":6}"#,
+        r#"{"role":"assistant","content":[],"stopReason":"stop","model":"m","provider":"p","usage":{"input":1,"output":2,"cache_read":1},"timestamp":6}"#,
+        r#"{"role":"assistant","content":[],"stopReason":"Stop","model":"m","provider":"p","usage":{"input":1,"output":2},"timestamp":6}"#,
+        r#"{"role":"assistant","content":[],"stopReason":"stop","model":1,"provider":"p","usage":{"input":1,"output":2},"timestamp":6}"#,
+        r#"{"role":"toolResult","toolCallId":"c","toolName":"t","content":[],"isError":0,"timestamp":7}"#,
+        r#"{"role":"custom","kind":"k","data":{}}"#,
+        r#"[]"#,
+        r#""user""#,
+        r#"null"#,
+        r#"{}"#,
+    ];
+    for m in edges {
+        for parent in ["null", r#""e1""#, r#""""#] {
+            for tail in [
+                "",
+                r#","label":"L""#,
+                r#","label":null"#,
+                r#","label":"L","label":"M""#,
+                r#","x":1"#,
+            ] {
+                lines.push(
+                    format!(
+                        r#"{{"id":"e2","parent_id":{parent},"message":{m},"timestamp":1{tail}}}"#
+                    )
+                    .into_bytes(),
+                );
+                lines.push(
+                    format!(r#"{{"message":{m},"timestamp":1,"id":"e\u0032"{tail}}}"#).into_bytes(),
+                );
+            }
+        }
+        lines.push(
+            format!(r#"{{"id":"e2","message":{m},"message":{m},"timestamp":1}}"#).into_bytes(),
+        );
+        lines.push(format!(r#"{{"id":"e2","parent_id":null,"message":{m}}}"#).into_bytes());
+    }
+    let mut vouched = 0;
+    let mut failures = Vec::new();
+    for l in &lines {
+        let Ok(t) = std::str::from_utf8(l) else {
+            continue;
+        };
+        let t = t.trim();
+        let Ok(v) = serde_json::from_str::<VouchedEntry>(t) else {
+            continue;
+        };
+        vouched += 1;
+        match serde_json::from_str::<SessionEntry>(t) {
+            Ok(e)
+                if (e.id.as_str(), e.parent_id.as_deref(), e.label.as_deref())
+                    == (v.id.as_str(), v.parent_id.as_deref(), v.label.as_deref()) => {}
+            other => failures.push(format!("{t}\n  yoagent: {other:?}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "vouched for, but not yoagent's:\n{}",
+        failures.join("\n")
+    );
+    assert!(
+        vouched > 2000,
+        "only {vouched} of {} lines vouched for",
+        lines.len()
+    );
+    // The plain forms are vouched for (what makes the path fast); a sample of the forms
+    // it leaves to yoagent's types.
+    for m in [user, assistant, tool] {
+        assert!(vouches(m), "{m}");
+    }
+    for m in [edges[10], edges[15], edges[21], edges[26], edges[28]] {
+        assert!(!vouches(m), "{m}");
+    }
+}

@@ -1,4 +1,6 @@
-//! The checked fast path for `validate`, `fingerprint`, `replay` and `branch`: the same
+//! The checked fast path for `validate`, `fingerprint`, `replay` and `branch` (and, in
+//! `yoagent.rs` with `vouch.rs`, for the `yoagent-0.26` dialect's `tree inspect` and
+//! `tree validate`, whose own doc comment says how it is fast and why it is right): the same
 //! rules as the oracle (`wire`, `json`, `canonical`, `event`, `journal`, `replay`,
 //! `branch`, which are what SPEC.md describes), implemented for speed. The CLI and
 //! `serve` use it; `tests/fast_oracle.rs` and the `fast_oracle` fuzz target compare it
@@ -35,6 +37,8 @@
 mod differential;
 mod ids;
 mod tape;
+pub mod vouch;
+pub mod yoagent;
 
 pub use differential::{differences, differences_sampled};
 

@@ -231,26 +231,132 @@ fn session_error(code: ErrorCode, msg: String) -> Error {
     Error::new(code, msg)
 }
 
+/// T-YO-MSG-1: a line serde_json cannot read as yoagent's `SessionEntry`.
+pub(crate) fn unreadable_entry(e: &serde_json::Error) -> Error {
+    session_error(
+        ErrorCode::MalformedEntry,
+        format!("yoagent cannot read this entry: {e}"),
+    )
+}
+
+/// T-YO-TREE-1: an id seen on an earlier line.
+pub(crate) fn duplicate_id(id: &str) -> Error {
+    session_error(
+        ErrorCode::DuplicateEntryId,
+        format!("duplicate session entry id: {id}"),
+    )
+}
+
+/// T-YO-TREE-1: a parent id no earlier line has.
+pub(crate) fn unknown_parent(id: &str, parent: &str) -> Error {
+    session_error(
+        ErrorCode::UnknownParent,
+        format!("entry {id} references unknown parent {parent}"),
+    )
+}
+
+/// The counter an id sets on load (T-YO-NEXT-1): `e<u64>` raises `next_seq` to its number.
+pub(crate) fn id_seq(id: &str) -> Option<u64> {
+    id.strip_prefix('e').and_then(|n| n.parse::<u64>().ok())
+}
+
+/// The input as the `&str` yoagent reads, or `invalid_utf8` at the line of the first
+/// bad byte.
+pub(crate) fn utf8_text(bytes: &[u8]) -> Result<&str, Error> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let line = bytes[..e.valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count() as u64
+            + 1;
+        Error::new(
+            ErrorCode::InvalidUtf8,
+            format!(
+                "the input is not UTF-8 (byte {}); yoagent reads a &str",
+                e.valid_up_to() + 1
+            ),
+        )
+        .at_line(line)
+    })
+}
+
+/// The `tree_inspect` view (T-OPS-1) of `n` entries in file order, one text for the
+/// session ([`Session::inspect`]) and the shape-only fast load
+/// (`fast::yoagent::SessionShape`): `id(i)` is entry `i`'s id, `first(i)` the entry
+/// holding that id's first occurrence (what yoagent's linear `entry()` finds), `parents`
+/// each entry's parent by first occurrence, `labels` the labelled entries in file
+/// order; the head is an id and its entry.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn inspect_view<'a>(
+    n: usize,
+    id: impl Fn(usize) -> &'a str,
+    first: impl Fn(usize) -> usize,
+    parents: &[Option<usize>],
+    labels: impl DoubleEndedIterator<Item = (usize, &'a str)>,
+    head: Option<&str>,
+    head_index: Option<usize>,
+    next_id: String,
+) -> Value {
+    let ids =
+        |v: &mut dyn Iterator<Item = usize>| Value::Array(v.map(|i| Value::from(id(i))).collect());
+    // Children in file order, as one table of offsets (no vector per entry).
+    let mut start = vec![0usize; n + 1];
+    for p in parents.iter().flatten() {
+        start[*p + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut kids = vec![0usize; start[n]];
+    for (i, p) in parents.iter().enumerate() {
+        if let Some(p) = p {
+            kids[fill[*p]] = i;
+            fill[*p] += 1;
+        }
+    }
+    let firsts: Vec<usize> = (0..n).map(&first).collect();
+    let children = (0..n)
+        .filter(|&i| firsts[i] == i)
+        .map(|i| {
+            (
+                id(i).to_owned(),
+                ids(&mut kids[start[i]..start[i + 1]].iter().copied()),
+            )
+        })
+        .collect();
+    let mut path = Vec::new();
+    let mut cur = head_index;
+    while let Some(i) = cur {
+        path.push(i);
+        cur = parents[i];
+    }
+    // A tip: an entry whose id (by first occurrence) no entry names as its parent.
+    let tips = ids(&mut (0..n).filter(|&i| start[firsts[i]] == start[firsts[i] + 1]));
+    let mut seen = std::collections::HashSet::new();
+    let mut latest: Vec<(String, Value)> = labels
+        .rev()
+        .filter(|&(_, l)| seen.insert(l))
+        .map(|(i, l)| (l.to_owned(), Value::from(id(i))))
+        .collect();
+    latest.reverse();
+    Value::object([
+        ("head", head.map_or(Value::Null, Value::from)),
+        ("path_ids", ids(&mut path.into_iter().rev())),
+        ("branch_tips", tips),
+        ("children", Value::Object(children)),
+        ("entry_count", Value::from_u64(n as u64)),
+        ("labels", Value::Object(latest)),
+        ("next_id", Value::from(next_id)),
+    ])
+}
+
 impl Session {
     /// `Session::from_jsonl` (T-YO-LOAD-1, T-YO-MSG-1, T-YO-TREE-1), with every error
     /// located at its line. The input must be UTF-8 as a whole (yoagent takes `&str`), so
     /// `invalid_utf8` anywhere comes before any other error.
     pub fn load(bytes: &[u8]) -> Result<Session, Error> {
-        let text = std::str::from_utf8(bytes).map_err(|e| {
-            let line = bytes[..e.valid_up_to()]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count() as u64
-                + 1;
-            Error::new(
-                ErrorCode::InvalidUtf8,
-                format!(
-                    "the input is not UTF-8 (byte {}); yoagent reads a &str",
-                    e.valid_up_to() + 1
-                ),
-            )
-            .at_line(line)
-        })?;
+        let text = utf8_text(bytes)?;
         let mut s = Session::default();
         for (i, raw) in text.split('\n').enumerate() {
             let line = i as u64 + 1;
@@ -259,32 +365,20 @@ impl Session {
                 continue;
             }
             let located = |e: Error| e.at_line(line).with_excerpt(raw.as_bytes());
-            let entry: SessionEntry = serde_json::from_str(t).map_err(|e| {
-                located(session_error(
-                    ErrorCode::MalformedEntry,
-                    format!("yoagent cannot read this entry: {e}"),
-                ))
-            })?;
+            let entry: SessionEntry =
+                serde_json::from_str(t).map_err(|e| located(unreadable_entry(&e)))?;
             if s.index.contains_key(&entry.id) {
-                return Err(located(session_error(
-                    ErrorCode::DuplicateEntryId,
-                    format!("duplicate session entry id: {}", entry.id),
-                )));
+                return Err(located(duplicate_id(&entry.id)));
             }
             let parent = match &entry.parent_id {
                 None => None,
-                Some(p) => Some(*s.index.get(p).ok_or_else(|| {
-                    located(session_error(
-                        ErrorCode::UnknownParent,
-                        format!("entry {} references unknown parent {p}", entry.id),
-                    ))
-                })?),
+                Some(p) => Some(
+                    *s.index
+                        .get(p)
+                        .ok_or_else(|| located(unknown_parent(&entry.id, p)))?,
+                ),
             };
-            if let Some(n) = entry
-                .id
-                .strip_prefix('e')
-                .and_then(|n| n.parse::<u64>().ok())
-            {
+            if let Some(n) = id_seq(&entry.id) {
                 s.next_seq = s.next_seq.max(n);
             }
             s.head = Some(entry.id.clone());
@@ -461,42 +555,19 @@ impl Session {
 
     /// The `tree_inspect` view (T-OPS-1).
     pub fn inspect(&self) -> Value {
-        let strs = |v: Vec<&str>| Value::Array(v.into_iter().map(Value::from).collect());
-        let mut kids: Vec<Vec<usize>> = vec![Vec::new(); self.entries.len()];
-        for (i, p) in self.parents.iter().enumerate() {
-            if let Some(p) = p {
-                kids[*p].push(i);
-            }
-        }
-        let mut children: Vec<(String, Value)> = Vec::with_capacity(self.index.len());
-        for (i, e) in self.entries.iter().enumerate() {
-            if self.index[&e.id] == i {
-                let c = kids[i]
-                    .iter()
-                    .map(|&c| self.entries[c].id.as_str())
-                    .collect();
-                children.push((e.id.clone(), strs(c)));
-            }
-        }
-        let mut labels: Vec<(String, Value)> = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        for e in self.entries.iter().rev() {
-            if let Some(l) = &e.label {
-                if seen.insert(l.as_str()) {
-                    labels.push((l.clone(), Value::from(e.id.as_str())));
-                }
-            }
-        }
-        labels.reverse();
-        Value::object([
-            ("head", self.head().map_or(Value::Null, Value::from)),
-            ("path_ids", strs(self.path_ids())),
-            ("branch_tips", strs(self.branch_tips())),
-            ("children", Value::Object(children)),
-            ("entry_count", Value::from_u64(self.entries.len() as u64)),
-            ("labels", Value::Object(labels)),
-            ("next_id", Value::from(self.next_id())),
-        ])
+        inspect_view(
+            self.entries.len(),
+            |i| self.entries[i].id.as_str(),
+            |i| self.index[&self.entries[i].id],
+            &self.parents,
+            self.entries
+                .iter()
+                .enumerate()
+                .filter_map(|(i, e)| e.label.as_deref().map(|l| (i, l))),
+            self.head(),
+            self.head.as_ref().and_then(|h| self.index.get(h).copied()),
+            self.next_id(),
+        )
     }
 
     /// Apply one step; a failing step is its result element `{"error":{"code":..}}`
@@ -551,22 +622,21 @@ impl Session {
             let message = crate::json::parse(&text)
                 .map(|v| canonical::to_string(&v))
                 .unwrap_or(text);
-            t.index.entry(e.id.clone()).or_insert(i);
-            t.entries.push(super::Entry {
-                id: e.id.clone(),
-                parent_id: e.parent_id.clone(),
-                message,
-                timestamp: e.timestamp,
-                label: e.label.clone(),
-            });
-            t.children.push(Vec::new());
-            t.parents.push(self.parents[i]);
-            if let Some(p) = self.parents[i] {
-                t.children[p].push(i);
-            }
+            t.push_loaded(
+                super::Entry {
+                    id: e.id.clone(),
+                    parent_id: e.parent_id.clone(),
+                    message,
+                    timestamp: e.timestamp,
+                    label: e.label.clone(),
+                },
+                self.parents[i],
+            );
         }
-        t.head = self.head.as_ref().and_then(|h| self.index.get(h).copied());
-        t.counter = self.next_seq;
+        t.set_head(
+            self.head.as_ref().and_then(|h| self.index.get(h).copied()),
+            self.next_seq,
+        );
         t
     }
 }
