@@ -1037,6 +1037,7 @@ fn anchor() -> (&'static str, Vec<&'static str>) {
 /// `runs` rounds. Returns the anchor's median, the rows and the anchor's peak.
 fn versus_anchor(
     file: &Path,
+    canonical_copy: Option<&Path>,
     runs: usize,
     profiles: &[JournalProfile],
     anchor: &[&'static str],
@@ -1044,7 +1045,14 @@ fn versus_anchor(
     let cli = Path::new(env!("CARGO_BIN_EXE_journal-conformance")).as_os_str();
     let f = file.as_os_str();
     let null = || std::process::Stdio::null();
-    let mut commands: Vec<(String, &'static str, Vec<&std::ffi::OsStr>)> = Vec::new();
+    // (row name, command, its arguments, the file the anchor hashes right before it)
+    type Cmd<'a> = (
+        String,
+        &'static str,
+        Vec<&'a std::ffi::OsStr>,
+        &'a std::ffi::OsStr,
+    );
+    let mut commands: Vec<Cmd> = Vec::new();
     for profile in profiles {
         let p = std::ffi::OsStr::new(profile.as_str());
         for cmd in ["fingerprint", "validate", "replay"] {
@@ -1052,7 +1060,24 @@ fn versus_anchor(
                 format!("{cmd} ({})", profile.as_str()),
                 cmd,
                 vec![cli, cmd.as_ref(), "--profile".as_ref(), p, f],
+                f,
             ));
+        }
+    }
+    // JC_BENCH_CANONICAL: the same events with every line already canonical (the
+    // canonical-line fast path), measured in the same run.
+    if let Some(c) = canonical_copy {
+        let c = c.as_os_str();
+        for profile in profiles {
+            let p = std::ffi::OsStr::new(profile.as_str());
+            for cmd in ["fingerprint", "replay"] {
+                commands.push((
+                    format!("{cmd} ({}, canonical lines)", profile.as_str()),
+                    cmd,
+                    vec![cli, cmd.as_ref(), "--profile".as_ref(), p, c],
+                    c,
+                ));
+            }
         }
     }
     if anchor[0] != "sha256sum" && Command::new("sha256sum").arg("--version").output().is_ok() {
@@ -1060,10 +1085,10 @@ fn versus_anchor(
             "sha256sum".into(),
             "sha256sum",
             vec!["sha256sum".as_ref(), f],
+            f,
         ));
     }
-    let mut anchor_args: Vec<&std::ffi::OsStr> = anchor.iter().map(|a| a.as_ref()).collect();
-    anchor_args.push(f);
+    let anchor_base: Vec<&std::ffi::OsStr> = anchor.iter().map(|a| a.as_ref()).collect();
     let n = commands.len();
     let mut anchor_times = Vec::new();
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); n];
@@ -1073,7 +1098,9 @@ fn versus_anchor(
     let mut cpu_ratios: Vec<Vec<f64>> = vec![Vec::new(); n];
     let mut anchor_peak = 0;
     for _ in 0..runs {
-        for (i, (_, _, args)) in commands.iter().enumerate() {
+        for (i, (_, _, args, anchored)) in commands.iter().enumerate() {
+            let mut anchor_args = anchor_base.clone();
+            anchor_args.push(anchored);
             let s = run_child(Path::new(anchor_args[0]), &anchor_args[1..], null());
             let c = run_child(Path::new(args[0]), &args[1..], null());
             anchor_times.push(s.wall.as_secs_f64());
@@ -1088,7 +1115,7 @@ fn versus_anchor(
     let rows = commands
         .iter()
         .enumerate()
-        .map(|(i, (name, command, _))| Measured {
+        .map(|(i, (name, command, _, _))| Measured {
             name: name.clone(),
             command,
             median: median(times[i].clone()),
@@ -1099,6 +1126,35 @@ fn versus_anchor(
         })
         .collect();
     (median(anchor_times), rows, anchor_peak)
+}
+
+/// `JC_BENCH_CANONICAL`: `to` holds `from`'s lines, each rewritten in canonical form by
+/// the oracle (`json::parse`, `canonical::to_string`); the fingerprint is the same (checked).
+fn canonical_lines(from: &Path, to: &Path) -> std::io::Result<()> {
+    let mut out = std::io::BufWriter::new(File::create(to)?);
+    for line in open(from).lines() {
+        let v = journal_conformance::json::parse(&line?).expect("the generated lines are JSON");
+        out.write_all(journal_conformance::canonical::to_string(&v).as_bytes())?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    drop(out);
+    let fp = |p: &Path| {
+        let cli = env!("CARGO_BIN_EXE_journal-conformance");
+        let o = Command::new(cli)
+            .arg("fingerprint")
+            .arg(p)
+            .output()
+            .expect("run fingerprint");
+        assert!(o.status.success(), "fingerprint {}", p.display());
+        o.stdout
+    };
+    assert_eq!(
+        fp(from),
+        fp(to),
+        "the canonical copy has the same fingerprint"
+    );
+    Ok(())
 }
 
 /// Bytes `replay` prints, and a check of the CLI's outputs against the oracle.
@@ -1173,7 +1229,22 @@ fn main() {
             "benchmark process RSS before spawning (a floor for every child's peak): {:.1} MiB",
             mib(status_kib("VmRSS:").unwrap_or(0))
         );
-        let (anchor_s, rows, anchor_peak) = versus_anchor(&file.0, runs, &profiles, &anchor_cmd);
+        let canonical_copy = match std::env::var_os("JC_BENCH_CANONICAL") {
+            Some(_) => {
+                let copy = TempFile(file.0.with_extension("canonical.jsonl"));
+                canonical_lines(&file.0, &copy.0).expect("write the canonical copy");
+                std::io::copy(&mut open(&copy.0), &mut std::io::sink()).expect("warm the cache");
+                Some(copy)
+            }
+            None => None,
+        };
+        let (anchor_s, rows, anchor_peak) = versus_anchor(
+            &file.0,
+            canonical_copy.as_ref().map(|c| c.0.as_path()),
+            runs,
+            &profiles,
+            &anchor_cmd,
+        );
         println!();
         println!(
             "journal: {n} events, {:.1} MB; {runs} rounds, each command right after `{anchor_name}` of the same file (median {anchor_s:.3} s, peak {:.1} MiB); replay prints {}",

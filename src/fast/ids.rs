@@ -90,6 +90,9 @@ impl IdSet {
 
     fn grow(&mut self) {
         let cap = (self.table.len() * 3 / 2).max(1024);
+        // The ids are in the arena: free the old table before the new one is made, so the
+        // two are never resident together (the peak is the new table, not both).
+        self.table = Vec::new();
         self.table = vec![0; cap];
         for i in 0..self.len() {
             let s = self.slot(self.id(i));

@@ -9,7 +9,8 @@
 //! How it is fast:
 //! * each line is parsed into a reusable, borrowed token tape (`tape.rs`): no
 //!   allocation per key or string, strings without escapes are slices of the input;
-//!   canonical bytes are written straight from the tape;
+//!   canonical bytes are written straight from the tape, or, when the parse found the
+//!   line already canonical (`Tape::canonical`), are the line's own bytes;
 //! * the event ids live in a compact set (`ids.rs`): one arena, a table of offsets,
 //!   exact comparison;
 //! * the input is cut into blocks of whole lines; worker threads parse, check and
@@ -266,7 +267,11 @@ impl<R: BufRead> Reader<R> {
                 break;
             }
             let partial = b.data.len() - line_start;
-            let want = (64 << 10).min(self.max + 1 - partial).max(1);
+            // Read up to the block's size (at least 4 KiB, so a long line is read in few
+            // steps), never more than the line bound allows: a block's buffers stay near
+            // `block_bytes`, which bounds the memory of the blocks in flight.
+            let room = self.block_bytes.saturating_sub(b.data.len()).max(4 << 10);
+            let want = room.min(64 << 10).min(self.max + 1 - partial).max(1);
             let buf = match self.source.fill_buf() {
                 Ok(buf) => buf,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -395,7 +400,15 @@ impl LineWorker {
         if mode.canonical() {
             let start = b.out.len();
             b.out.push(b',');
-            t.write(s, 0, &mut b.out, env.payload, &mut tool);
+            if t.canonical {
+                // Already canonical (`Tape::canonical`): the line's bytes are the event's
+                // canonical bytes, and the payload's are where it sits in the line.
+                b.out.extend_from_slice(s);
+                let payload = t.span(env.payload).expect("the payload is at depth 2");
+                tool = start + 1 + payload.start..start + 1 + payload.end;
+            } else {
+                t.write(s, 0, &mut b.out, env.payload, &mut tool);
+            }
             canon = start..b.out.len();
         }
         let proj = if mode == Mode::Replay {

@@ -13,6 +13,15 @@
 //! decoded UTF-8 bytes, which is code-point order, `C-KEY-1`), which also finds
 //! duplicate keys (`C-KEY-2`: a decline). Numbers reuse the oracle's leaf rules: the
 //! `C-NUM-3` digit limit and `canonical::write_float` (Python's `repr`).
+//!
+//! The canonical-line fast path (issue 25): while parsing, the tape notes whether the
+//! text is already its own canonical form ([`Tape::canonical`]): no insignificant
+//! whitespace, every object's keys already in `C-KEY-1` order, every number and string
+//! spelled as `canonical::write` spells it (`C-NUM-*`, `C-STR-*`: an escape only where
+//! the writer escapes, in the writer's form). Then the line's bytes ARE its canonical
+//! bytes and are used as they are, instead of being written from the tape.
+//! `canonical_flag_is_write_identity` (below) checks the flag against the writer: true
+//! exactly when writing the tape gives back the input.
 
 use crate::canonical;
 use crate::event::PayloadView;
@@ -58,6 +67,13 @@ pub(crate) struct Tape {
     /// Sorted keys of every object: (first 8 bytes as a big-endian word, key token).
     order: Vec<(u64, usize)>,
     keys: Vec<(u64, usize)>,
+    /// Whether the text parsed is its own canonical form (set by [`Tape::parse`]).
+    pub canonical: bool,
+    /// The input span of every object at depth 1 or 2 (the event and its members), as
+    /// (object token, start, end): where a canonical line's payload is.
+    spans: Vec<(usize, usize, usize)>,
+    /// Scratch for a float's canonical spelling.
+    float_buf: Vec<u8>,
 }
 
 fn skip_ws(s: &[u8], mut p: usize) -> usize {
@@ -65,6 +81,16 @@ fn skip_ws(s: &[u8], mut p: usize) -> usize {
         p += 1;
     }
     p
+}
+
+/// Whether an escape `\uXXXX` (its four hex digits `digits`, value `v`) is the one
+/// `canonical::write_string` writes: controls without a short escape, as lowercase
+/// `\u00xx`.
+fn canonical_u_escape(digits: &[u8], v: u32) -> bool {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    v < 0x20
+        && !matches!(v, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d)
+        && digits == [b'0', b'0', HEX[(v >> 4) as usize], HEX[(v & 0xf) as usize]]
 }
 
 /// The first 8 bytes of `k` as a big-endian word, zero-padded: a word order that
@@ -118,9 +144,27 @@ impl Tape {
         self.decoded.clear();
         self.order.clear();
         self.keys.clear();
-        let p = skip_ws(s, 0);
+        self.spans.clear();
+        self.canonical = true;
+        let p = self.ws(s, 0);
         let p = self.value(s, p, 0)?;
-        (skip_ws(s, p) == s.len()).then_some(())
+        (self.ws(s, p) == s.len()).then_some(())
+    }
+
+    /// [`skip_ws`], noting that whitespace makes the text not canonical.
+    #[inline]
+    fn ws(&mut self, s: &[u8], p: usize) -> usize {
+        let q = skip_ws(s, p);
+        self.canonical &= q == p;
+        q
+    }
+
+    /// The input span of object token `t` at depth 1 or 2 (see [`Tape::spans`]).
+    pub fn span(&self, t: usize) -> Option<std::ops::Range<usize>> {
+        self.spans
+            .iter()
+            .find(|&&(tok, _, _)| tok == t)
+            .map(|&(_, start, end)| start..end)
     }
 
     /// The bytes of string token `t` (decoded).
@@ -205,14 +249,14 @@ impl Tape {
         }
         let at = self.toks.len();
         self.toks.push(Tok::Array { end: 0 });
-        let mut p = skip_ws(s, p + 1);
+        let mut p = self.ws(s, p + 1);
         if s.get(p) == Some(&b']') {
             p += 1;
         } else {
             loop {
-                p = skip_ws(s, p);
+                p = self.ws(s, p);
                 p = self.value(s, p, depth)?;
-                p = skip_ws(s, p);
+                p = self.ws(s, p);
                 match s.get(p)? {
                     b',' => p += 1,
                     b']' => {
@@ -232,15 +276,16 @@ impl Tape {
         if depth > MAX_DEPTH {
             return None;
         }
+        let start = p;
         let at = self.toks.len();
         self.toks.push(Tok::Null);
         let base = self.keys.len();
-        let mut p = skip_ws(s, p + 1);
+        let mut p = self.ws(s, p + 1);
         if s.get(p) == Some(&b'}') {
             p += 1;
         } else {
             loop {
-                p = skip_ws(s, p);
+                p = self.ws(s, p);
                 if s.get(p) != Some(&b'"') {
                     return None;
                 }
@@ -248,13 +293,13 @@ impl Tape {
                 p = self.string(s, p)?;
                 self.keys
                     .push((word(Self::key_bytes(&self.toks, &self.decoded, s, k)), k));
-                p = skip_ws(s, p);
+                p = self.ws(s, p);
                 if s.get(p) != Some(&b':') {
                     return None;
                 }
-                p = skip_ws(s, p + 1);
+                p = self.ws(s, p + 1);
                 p = self.value(s, p, depth)?;
-                p = skip_ws(s, p);
+                p = self.ws(s, p);
                 match s.get(p)? {
                     b',' => p += 1,
                     b'}' => {
@@ -272,6 +317,7 @@ impl Tape {
         let cmp =
             |a: &(u64, usize), b: &(u64, usize)| a.0.cmp(&b.0).then_with(|| key(a.1).cmp(key(b.1)));
         if !keys.is_sorted_by(|a, b| cmp(a, b).is_lt()) {
+            self.canonical = false;
             keys.sort_unstable_by(cmp);
             if keys.windows(2).any(|w| cmp(&w[0], &w[1]).is_eq()) {
                 return None;
@@ -287,6 +333,9 @@ impl Tape {
             order,
             members,
         };
+        if depth <= 2 {
+            self.spans.push((at, start, p));
+        }
         Some(p)
     }
 
@@ -322,7 +371,10 @@ impl Tape {
                     let c = match *s.get(i + 1)? {
                         b'"' => '"',
                         b'\\' => '\\',
-                        b'/' => '/',
+                        b'/' => {
+                            self.canonical = false;
+                            '/'
+                        }
                         b'b' => '\u{8}',
                         b'f' => '\u{c}',
                         b'n' => '\n',
@@ -330,6 +382,9 @@ impl Tape {
                         b't' => '\t',
                         b'u' => {
                             let hi = hex4(s, i + 2)?;
+                            if !canonical_u_escape(&s[i + 2..i + 6], hi) {
+                                self.canonical = false;
+                            }
                             if (0xD800..0xDC00).contains(&hi) {
                                 if s.get(i + 6..i + 8) != Some(b"\\u") {
                                     return None;
@@ -412,11 +467,17 @@ impl Tape {
             if !f.is_finite() {
                 return None;
             }
+            if self.canonical {
+                self.float_buf.clear();
+                canonical::write_float(f, &mut self.float_buf);
+                self.canonical = self.float_buf == lit.as_bytes();
+            }
             self.toks.push(Tok::Float(f));
         } else {
             if int_end - int_start > MAX_INT_DIGITS {
                 return None;
             }
+            self.canonical &= &s[start..p] != b"-0";
             self.toks.push(Tok::Int { start, end: p });
         }
         Some(p)
@@ -564,8 +625,89 @@ impl PayloadView for TapePayload<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{key_cmp, word};
+    use super::{key_cmp, word, Tape};
+    use crate::generate::recipe::Richness;
+    use crate::generate::{strategies, values, writer};
     use proptest::prelude::*;
+
+    /// What writing the whole tape gives (the canonical bytes of the parsed text).
+    fn written(tape: &Tape, s: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        tape.write(s, 0, &mut out, usize::MAX, &mut (0..0));
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn canonical_flag_is_write_identity(
+            recipe in strategies::json(Richness::Hard),
+            style in strategies::write_style(true),
+            plain in any::<bool>(),
+            line in any::<u64>(),
+        ) {
+            // The canonical-line fast path uses a line's own bytes when the flag is set:
+            // it must be set exactly when they are what the writer would write.
+            let v = values::build(&recipe, 0);
+            let mut text = if plain {
+                crate::canonical::to_string(&v).into_bytes()
+            } else {
+                writer::write_line(&v, &style, line, &[])
+            };
+            if text.last() == Some(&b'\r') {
+                text.pop();
+            }
+            let mut tape = Tape::default();
+            prop_assert!(tape.parse(&text).is_some());
+            let out = written(&tape, &text);
+            prop_assert_eq!(tape.canonical, out == text, "{}", String::from_utf8_lossy(&text));
+            if plain {
+                prop_assert!(tape.canonical);
+            }
+            if tape.canonical && matches!(tape.toks[0], super::Tok::Object { .. }) {
+                prop_assert_eq!(tape.span(0), Some(0..text.len()));
+            }
+        }
+    }
+
+    #[test]
+    fn canonical_flag_on_the_spellings_the_writer_does_not_use() {
+        let cases: &[(&str, bool)] = &[
+            (r#"{"a":1,"b":[true,false,null],"c":"x"}"#, true),
+            (r#"{"b":1,"a":2}"#, false),
+            (r#"{"a": 1}"#, false),
+            (r#" {"a":1}"#, false),
+            (r#"{"a":1} "#, false),
+            (r#"[1,-0]"#, false),
+            (r#"[0,-1]"#, true),
+            (r#"[1.5,0.1,1e+16,1e-05,-0.0]"#, true),
+            (r#"[1e16]"#, false),
+            (r#"[1.50]"#, false),
+            (r#"[1E+16]"#, false),
+            (r#"["\"\\\n\r\t\b\f"]"#, true),
+            (r#"["\/"]"#, false),
+            (r#"["\u001f\u0000\u007f"]"#, false),
+            (r#"["\u001f\u0000"]"#, true),
+            (r#"["\u001F"]"#, false),
+            (r#"["\u000a"]"#, false),
+            (r#"["\u00e9"]"#, false),
+            (r#"["\ud83d\ude00"]"#, false),
+            ("[\"\u{7f}\u{e9}\u{1f600}\"]", true),
+            (r#"{"":{},"a":[]}"#, true),
+            (r#"{"a":{ }}"#, false),
+            (r#"{"a":[ ]}"#, false),
+        ];
+        let mut tape = Tape::default();
+        for &(text, canonical) in cases {
+            tape.parse(text.as_bytes()).expect(text);
+            assert_eq!(tape.canonical, canonical, "{text}");
+            assert_eq!(
+                written(&tape, text.as_bytes()) == text.as_bytes(),
+                canonical,
+                "{text}"
+            );
+        }
+    }
 
     proptest! {
         #[test]
