@@ -345,13 +345,15 @@ fn check_provenance<'a, N: Node<'a>>(prov: N) -> Result<(), Error> {
         ],
         5,
     )?;
-    for (field, stable) in [("agent_id", true), ("experiment_id", true)] {
+    for (field, ptr) in [
+        ("agent_id", "/provenance/agent_id"),
+        ("experiment_id", "/provenance/experiment_id"),
+    ] {
         if let Some(v) = prov.get(field) {
-            let ptr = format!("/provenance/{field}");
-            let s = string(v, &ptr, false)?;
-            if stable && !is_stable_id(s) {
+            let s = string(v, ptr, false)?;
+            if !is_stable_id(s) {
                 return Err(violation(
-                    &ptr,
+                    ptr,
                     format!("{s:?} does not match ^[a-z0-9]+(?:-[a-z0-9]+)*$"),
                 ));
             }
@@ -368,9 +370,12 @@ fn check_provenance<'a, N: Node<'a>>(prov: N) -> Result<(), Error> {
         "/provenance/harness_mode",
         HARNESS_MODES,
     )?;
-    for field in ["model", "provider"] {
+    for (field, ptr) in [
+        ("model", "/provenance/model"),
+        ("provider", "/provenance/provider"),
+    ] {
         if let Some(v) = prov.get(field) {
-            string(v, &format!("/provenance/{field}"), false)?;
+            string(v, ptr, false)?;
         }
     }
     Ok(())

@@ -374,14 +374,15 @@ impl LineWorker {
         mode: Mode,
         profile: JournalProfile,
     ) -> Option<LineEvent> {
-        if s.starts_with(wire::BOM) || simdutf8::basic::from_utf8(s).is_err() {
+        if s.starts_with(wire::BOM) {
             return None;
         }
+        let line = simdutf8::basic::from_utf8(s).ok()?;
         self.tape.parse(s)?;
         let t = &self.tape;
         let env = Envelope::read(t, s)?;
         if profile == JournalProfile::Trace01 {
-            trace01(t, s)?;
+            trace01(t, line)?;
         }
         // R-TYPE-1: the fields the reducer reads are strings when present.
         let payload = TapePayload {
@@ -493,10 +494,11 @@ impl Envelope {
 /// `P-TRACE-*` on the tape, or `None` to decline (the oracle words the violation): the
 /// same rule text as the oracle's ([`crate::profile::check`]), read through [`TapeNode`],
 /// with no `Value` built.
-fn trace01(t: &Tape, s: &[u8]) -> Option<()> {
+fn trace01(t: &Tape, line: &str) -> Option<()> {
     crate::profile::check(TapeNode {
         tape: t,
-        input: s,
+        line,
+        input: line.as_bytes(),
         tok: 0,
     })
     .ok()
@@ -506,6 +508,8 @@ fn trace01(t: &Tape, s: &[u8]) -> Option<()> {
 #[derive(Clone, Copy)]
 struct TapeNode<'a> {
     tape: &'a Tape,
+    /// The line, checked UTF-8 once (`input` is its bytes).
+    line: &'a str,
     input: &'a [u8],
     tok: usize,
 }
@@ -514,10 +518,20 @@ impl<'a> TapeNode<'a> {
     fn at(self, tok: usize) -> TapeNode<'a> {
         TapeNode { tok, ..self }
     }
-    /// The bytes of a string token as `&str` (the line is valid UTF-8, and decoded
-    /// escapes are too: a lone surrogate declines while parsing).
+    /// A string token as `&str`: a string without escapes is a slice of the line
+    /// (between two ASCII quotes, so on character boundaries: no second UTF-8 check);
+    /// decoded escapes are checked (they are UTF-8: a lone surrogate declines while
+    /// parsing).
     fn text(self, tok: usize) -> Option<&'a str> {
-        std::str::from_utf8(self.tape.str_bytes(self.input, tok)?).ok()
+        match self.tape.toks[tok] {
+            Tok::Str {
+                start,
+                end,
+                escaped: false,
+            } => self.line.get(start..end),
+            Tok::Str { .. } => std::str::from_utf8(self.tape.str_bytes(self.input, tok)?).ok(),
+            _ => None,
+        }
     }
 }
 
@@ -1092,7 +1106,7 @@ mod tests {
                     let oracle = crate::profile::check_trace01(&value).is_ok();
                     tape.parse(edited.as_bytes())
                         .expect("the tape parses what json does");
-                    let fast = trace01(&tape, edited.as_bytes()).is_some();
+                    let fast = trace01(&tape, &edited).is_some();
                     assert_eq!(fast, oracle, "{edited}");
                     accepted += usize::from(fast && from.is_empty());
                 }

@@ -27,6 +27,10 @@ use crate::canonical;
 use crate::event::PayloadView;
 use crate::json::{plain_len, MAX_DEPTH, MAX_INT_DIGITS, MAX_VALUES};
 
+/// Objects of at most this many members are searched by a scan of their keys' words
+/// ([`Tape::get`]); larger ones by binary search.
+const SCAN_MEMBERS: usize = 16;
+
 /// One token. Containers know where they end, so a subtree can be skipped.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Tok {
@@ -98,10 +102,16 @@ fn canonical_u_escape(digits: &[u8], v: u32) -> bool {
 /// with zeros can give against a key with zero bytes) leave it to the bytes.
 #[inline]
 fn word(k: &[u8]) -> u64 {
-    let mut w = [0u8; 8];
-    let n = k.len().min(8);
-    w[..n].copy_from_slice(&k[..n]);
-    u64::from_be_bytes(w)
+    // One load for a key of 8 bytes or more; a short key byte by byte (a copy of a
+    // variable length is a call to memcpy, once per key and lookup).
+    if let Some(w) = k.first_chunk::<8>() {
+        return u64::from_be_bytes(*w);
+    }
+    let mut w = 0u64;
+    for (i, &b) in k.iter().enumerate() {
+        w |= u64::from(b) << (56 - 8 * i);
+    }
+    w
 }
 
 /// The byte order of keys `a` and `b` whose words ([`word`]) are `wa` and `wb`: the
@@ -209,11 +219,22 @@ impl Tape {
         };
         let keys = &self.order[order..order + members];
         let w = word(key);
-        keys.binary_search_by(|&(kw, k)| {
-            key_cmp(kw, Self::key_bytes(&self.toks, &self.decoded, s, k), w, key)
-        })
-        .ok()
-        .map(|i| keys[i].1 + 1)
+        let bytes = |k: usize| Self::key_bytes(&self.toks, &self.decoded, s, k);
+        if members <= SCAN_MEMBERS {
+            // A small object (an event's envelope, its actor, provenance, redaction):
+            // scan the words, then the few keys with the same word (they are adjacent:
+            // keys are sorted by word first) for the one whose bytes are `key`.
+            let first = keys.iter().position(|&(kw, _)| kw == w)?;
+            return keys[first..]
+                .iter()
+                .take_while(|&&(kw, _)| kw == w)
+                .find(|&&(kw, k)| key_cmp(kw, bytes(k), w, key).is_eq())
+                .map(|&(_, k)| k + 1);
+        }
+        // The words decide most steps; a key's bytes are looked up only on a tie.
+        keys.binary_search_by(|&(kw, k)| kw.cmp(&w).then_with(|| key_cmp(kw, bytes(k), w, key)))
+            .ok()
+            .map(|i| keys[i].1 + 1)
     }
 
     fn value(&mut self, s: &[u8], p: usize, depth: usize) -> Option<usize> {
@@ -706,6 +727,53 @@ mod tests {
                 canonical,
                 "{text}"
             );
+        }
+    }
+
+    fn key_text() -> impl Strategy<Value = String> {
+        // Keys that share their first 8 bytes (the word), or differ only past it, or
+        // by zero bytes (which the word pads with), escaped and not.
+        let tail = proptest::collection::vec(
+            prop_oneof![Just('\0'), Just('a'), Just('b'), Just('é'), Just('"')],
+            0..12,
+        )
+        .prop_map(String::from_iter);
+        (any::<bool>(), tail)
+            .prop_map(|(shared, t)| if shared { format!("abcdefgh{t}") } else { t })
+    }
+
+    proptest! {
+        #[test]
+        fn get_finds_exactly_the_members(
+            keys in proptest::collection::btree_set(key_text(), 0..40),
+            probes in proptest::collection::vec(key_text(), 0..12),
+        ) {
+            // Both searches of `Tape::get`: the scan of small objects (at most
+            // SCAN_MEMBERS) and the binary search of larger ones.
+            let keys: Vec<String> = keys.into_iter().rev().collect();
+            let mut text = String::from("{");
+            for (i, k) in keys.iter().enumerate() {
+                if i > 0 {
+                    text.push(',');
+                }
+                let mut quoted = Vec::new();
+                crate::canonical::write_string(k, &mut quoted);
+                text.push_str(std::str::from_utf8(&quoted).unwrap());
+                text.push_str(&format!(":{i}"));
+            }
+            text.push('}');
+            let mut tape = Tape::default();
+            prop_assert!(tape.parse(text.as_bytes()).is_some());
+            let s = text.as_bytes();
+            for (i, k) in keys.iter().enumerate() {
+                let v = tape.get(s, 0, k.as_bytes());
+                prop_assert!(v.is_some(), "{k:?} in {text}");
+                let n = i.to_string();
+                prop_assert_eq!(tape.int_text(s, v.unwrap()), Some(n.as_bytes()));
+            }
+            for p in probes.iter().filter(|p| !keys.contains(p)) {
+                prop_assert_eq!(tape.get(s, 0, p.as_bytes()), None, "{:?} in {}", p, text);
+            }
         }
     }
 
