@@ -620,6 +620,66 @@ add("fingerprint", "prefix-each-until", "The fingerprint of each prefix of a jou
     [{"op": {"op": "fingerprint", "until": k}, "expect": {"result": oracle.fingerprint(conv[: k + 1])}} for k in range(len(conv))]
     + [{"op": {"op": "fingerprint"}, "expect": {"result": oracle.fingerprint(conv)}}])
 
+# Journals whose lines are canonical text but for one spelling (a fast path may hash a
+# line that is already canonical as it is: every spelling the canonical writer does not
+# use must still be rewritten), and one whose lines are all canonical. The lines are
+# Python's json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False): the
+# canonical text (C-KEY-1, C-WS-1, C-STR-1/2, C-NUM-1/5); expected values from oracle.py.
+def canon_line(e):
+    return json.dumps(e, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+cl_events = [
+    ev(0, "user.message", {"content": "é/😀\n\"q\"\\"}),
+    ev(1, "x.custom", {"a": "A", "c": "\u001f", "f": 2.5, "g": 1.5, "n": 0, "p": "😀", "s": "é", "t": "/", "u": "\n", "z": "\u0000"}),
+    ev(2, "tool.result", {"tool": "grep", "output": "ok\tdone", "n": 2, "nested": {"b": 1, "a": [1.5, -1]}}),
+    ev(3, "model.response", {"content": "done"}),
+]
+cl_lines = [canon_line(e) for e in cl_events]
+assert '"c":"\\u001f"' in cl_lines[1] and '"f":2.5' in cl_lines[1] and '"z":"\\u0000"' in cl_lines[1]
+
+
+def cl_journal(second):
+    return ("\n".join([cl_lines[0], second] + cl_lines[2:]) + "\n").encode("utf-8")
+
+
+def cl_checks():
+    return [
+        {"op": {"op": "fingerprint"}, "expect": {"result": oracle.fingerprint(cl_events)}},
+        {"op": {"op": "fingerprint", "until": 1}, "expect": {"result": oracle.fingerprint(cl_events[:2])}},
+    ]
+
+
+valid("fingerprint", "canonical-lines", "Every line is already canonical text (canonical escapes \\n, \\\", \\\\, \\u001f, \\u0000 included): the fingerprint and the replayed tool result are those of the same values.",
+      ["F-FP-1", "C-KEY-1", "C-WS-1", "C-STR-1", "C-STR-2", "C-NUM-5", "R-TOOL-1"], cl_journal(cl_lines[1]), more=cl_checks())
+for name, rules, old, new in [
+    ("escape-u00e9", ["C-STR-2"], '"s":"é"', '"s":"\\u00e9"'),
+    ("escape-solidus", ["C-STR-2"], '"t":"/"', '"t":"\\/"'),
+    ("escape-u000a", ["C-STR-1"], '"u":"\\n"', '"u":"\\u000a"'),
+    ("escape-upper-hex", ["C-STR-1"], '"c":"\\u001f"', '"c":"\\u001F"'),
+    ("escape-ascii", ["C-STR-2"], '"a":"A"', '"a":"\\u0041"'),
+    ("escape-pair", ["C-STR-2", "C-STR-3"], '"p":"😀"', '"p":"\\ud83d\\ude00"'),
+    ("minus-zero", ["C-NUM-1", "C-NUM-2"], '"n":0', '"n":-0'),
+    ("float-exponent-upper", ["C-NUM-5"], '"f":2.5', '"f":25E-1'),
+    ("float-exponent-zero", ["C-NUM-5"], '"f":2.5', '"f":2.5e0'),
+    ("float-trailing-zero", ["C-NUM-5"], '"g":1.5', '"g":1.50'),
+    ("float-exponent", ["C-NUM-5"], '"g":1.5', '"g":15e-1'),
+    ("space-after-colon", ["C-WS-1"], '"g":1.5', '"g": 1.5'),
+    ("space-after-comma", ["C-WS-1"], '1.5,"n"', '1.5, "n"'),
+    ("leading-space", ["C-WS-1"], cl_lines[1], " " + cl_lines[1]),
+    ("trailing-space", ["C-WS-1"], cl_lines[1], cl_lines[1] + " "),
+    ("trailing-tab", ["C-WS-1"], cl_lines[1], cl_lines[1] + "\t"),
+    ("members-swapped", ["C-KEY-1"], '"a":"A","c":"\\u001f"', '"c":"\\u001f","a":"A"'),
+    ("top-members-swapped", ["C-KEY-1"], '"sequence":1,"session_id":"sess-1"', '"session_id":"sess-1","sequence":1'),
+]:
+    assert cl_lines[1].count(old) == 1, name
+    second = cl_lines[1].replace(old, new)
+    assert second != cl_lines[1] and json.loads(second) == cl_events[1], name
+    add("fingerprint", "canonical-but-" + name,
+        "Every line is canonical text but line 2, where one spelling is not (%s): the fingerprint is that of the values, as if it were written canonically." % name,
+        # the events hold floats (2.5, 1.5): C-NUM-5 decides their text
+        ["F-FP-1", "F-FP-2"] + rules + ([] if "C-NUM-5" in rules else ["C-NUM-5"]), cl_journal(second), cl_checks())
+
 # ---------------------------------------------------------------------------------------
 # branch: B-*
 # ---------------------------------------------------------------------------------------
