@@ -630,17 +630,23 @@ def canon_line(e):
 
 
 cl_events = [
-    ev(0, "user.message", {"content": "é/😀\n\"q\"\\"}),
-    ev(1, "x.custom", {"a": "A", "c": "\u001f", "f": 2.5, "g": 1.5, "n": 0, "p": "😀", "s": "é", "t": "/", "u": "\n", "z": "\u0000"}),
-    ev(2, "tool.result", {"tool": "grep", "output": "ok\tdone", "n": 2, "nested": {"b": 1, "a": [1.5, -1]}}),
+    ev(0, "user.message", {"content": "é/😀\n\"q\"\\\u0000"}),
+    # line 2 holds no \u escape: a variant that adds one is its only one
+    ev(1, "x.custom", {"a": "A B", "f": 2.5, "g": 1.5, "n": 0, "p": "😀", "s": "é", "t": "/", "u": "\n"}),
+    # lines 1 and 3 hold one \u escape each, as canonical text writes a control without a
+    # short form (line 3's is the only one there: a variant may change it)
+    ev(2, "tool.result", {"tool": "grep", "output": "ok\tdone\u001f", "n": 2, "nested": {"b": 1, "a": [1.5, -1]}}),
     ev(3, "model.response", {"content": "done"}),
 ]
 cl_lines = [canon_line(e) for e in cl_events]
-assert '"c":"\\u001f"' in cl_lines[1] and '"f":2.5' in cl_lines[1] and '"z":"\\u0000"' in cl_lines[1]
+assert "\\u" not in cl_lines[1] and '"f":2.5' in cl_lines[1]
+assert cl_lines[2].count("\\u") == 1 and '\\u001f"' in cl_lines[2] and "\\u0000" in cl_lines[0]
 
 
-def cl_journal(second):
-    return ("\n".join([cl_lines[0], second] + cl_lines[2:]) + "\n").encode("utf-8")
+def cl_journal(index, text):
+    ls = list(cl_lines)
+    ls[index] = text
+    return ("\n".join(ls) + "\n").encode("utf-8")
 
 
 def cl_checks():
@@ -650,35 +656,37 @@ def cl_checks():
     ]
 
 
-valid("fingerprint", "canonical-lines", "Every line is already canonical text (canonical escapes \\n, \\\", \\\\, \\u001f, \\u0000 included): the fingerprint and the replayed tool result are those of the same values.",
-      ["F-FP-1", "C-KEY-1", "C-WS-1", "C-STR-1", "C-STR-2", "C-NUM-5", "R-TOOL-1"], cl_journal(cl_lines[1]), more=cl_checks())
-for name, rules, old, new in [
-    ("escape-u00e9", ["C-STR-2"], '"s":"é"', '"s":"\\u00e9"'),
-    ("escape-solidus", ["C-STR-2"], '"t":"/"', '"t":"\\/"'),
-    ("escape-u000a", ["C-STR-1"], '"u":"\\n"', '"u":"\\u000a"'),
-    ("escape-upper-hex", ["C-STR-1"], '"c":"\\u001f"', '"c":"\\u001F"'),
-    ("escape-ascii", ["C-STR-2"], '"a":"A"', '"a":"\\u0041"'),
-    ("escape-pair", ["C-STR-2", "C-STR-3"], '"p":"😀"', '"p":"\\ud83d\\ude00"'),
-    ("minus-zero", ["C-NUM-1", "C-NUM-2"], '"n":0', '"n":-0'),
-    ("float-exponent-upper", ["C-NUM-5"], '"f":2.5', '"f":25E-1'),
-    ("float-exponent-zero", ["C-NUM-5"], '"f":2.5', '"f":2.5e0'),
-    ("float-trailing-zero", ["C-NUM-5"], '"g":1.5', '"g":1.50'),
-    ("float-exponent", ["C-NUM-5"], '"g":1.5', '"g":15e-1'),
-    ("space-after-colon", ["C-WS-1"], '"g":1.5', '"g": 1.5'),
-    ("space-after-comma", ["C-WS-1"], '1.5,"n"', '1.5, "n"'),
-    ("leading-space", ["C-WS-1"], cl_lines[1], " " + cl_lines[1]),
-    ("trailing-space", ["C-WS-1"], cl_lines[1], cl_lines[1] + " "),
-    ("trailing-tab", ["C-WS-1"], cl_lines[1], cl_lines[1] + "\t"),
-    ("members-swapped", ["C-KEY-1"], '"a":"A","c":"\\u001f"', '"c":"\\u001f","a":"A"'),
-    ("top-members-swapped", ["C-KEY-1"], '"sequence":1,"session_id":"sess-1"', '"session_id":"sess-1","sequence":1'),
+valid("fingerprint", "canonical-lines", "Every line is already canonical text (canonical escapes \\n, \\t, \\\", \\\\, \\u001f, \\u0000 included): the fingerprint and the replayed tool result are those of the same values.",
+      ["F-FP-1", "C-KEY-1", "C-WS-1", "C-STR-1", "C-STR-2", "C-NUM-5", "R-TOOL-1"], cl_journal(1, cl_lines[1]), more=cl_checks())
+for name, rules, index, old, new in [
+    ("escape-u00e9", ["C-STR-2"], 1, '"s":"é"', '"s":"\\u00e9"'),
+    ("escape-solidus", ["C-STR-2"], 1, '"t":"/"', '"t":"\\/"'),
+    ("escape-u000a", ["C-STR-1"], 1, '"u":"\\n"', '"u":"\\u000a"'),
+    ("escape-space", ["C-STR-2"], 1, '"a":"A B"', '"a":"A\\u0020B"'),
+    ("escape-ascii", ["C-STR-2"], 1, '"a":"A B"', '"a":"\\u0041 B"'),
+    ("escape-pair", ["C-STR-2", "C-STR-3"], 1, '"p":"😀"', '"p":"\\ud83d\\ude00"'),
+    ("escape-upper-hex", ["C-STR-1"], 2, 'done\\u001f"', 'done\\u001F"'),
+    ("escape-tab-as-u", ["C-STR-1"], 2, 'ok\\tdone', 'ok\\u0009done'),
+    ("minus-zero", ["C-NUM-1", "C-NUM-2"], 1, '"n":0', '"n":-0'),
+    ("float-exponent-upper", ["C-NUM-5"], 1, '"f":2.5', '"f":25E-1'),
+    ("float-exponent-zero", ["C-NUM-5"], 1, '"f":2.5', '"f":2.5e0'),
+    ("float-trailing-zero", ["C-NUM-5"], 1, '"g":1.5', '"g":1.50'),
+    ("float-exponent", ["C-NUM-5"], 1, '"g":1.5', '"g":15e-1'),
+    ("space-after-colon", ["C-WS-1"], 1, '"g":1.5', '"g": 1.5'),
+    ("space-after-comma", ["C-WS-1"], 1, '1.5,"n"', '1.5, "n"'),
+    ("leading-space", ["C-WS-1"], 1, cl_lines[1], " " + cl_lines[1]),
+    ("trailing-space", ["C-WS-1"], 1, cl_lines[1], cl_lines[1] + " "),
+    ("trailing-tab", ["C-WS-1"], 1, cl_lines[1], cl_lines[1] + "\t"),
+    ("members-swapped", ["C-KEY-1"], 1, '"a":"A B","f":2.5', '"f":2.5,"a":"A B"'),
+    ("top-members-swapped", ["C-KEY-1"], 1, '"sequence":1,"session_id":"sess-1"', '"session_id":"sess-1","sequence":1'),
 ]:
-    assert cl_lines[1].count(old) == 1, name
-    second = cl_lines[1].replace(old, new)
-    assert second != cl_lines[1] and json.loads(second) == cl_events[1], name
+    assert cl_lines[index].count(old) == 1, name
+    text = cl_lines[index].replace(old, new)
+    assert text != cl_lines[index] and json.loads(text) == cl_events[index], name
     add("fingerprint", "canonical-but-" + name,
-        "Every line is canonical text but line 2, where one spelling is not (%s): the fingerprint is that of the values, as if it were written canonically." % name,
+        "Every line is canonical text but line %d, where one spelling is not (%s): the fingerprint is that of the values, as if it were written canonically." % (index + 1, name),
         # the events hold floats (2.5, 1.5): C-NUM-5 decides their text
-        ["F-FP-1", "F-FP-2"] + rules + ([] if "C-NUM-5" in rules else ["C-NUM-5"]), cl_journal(second), cl_checks())
+        ["F-FP-1", "F-FP-2"] + rules + ([] if "C-NUM-5" in rules else ["C-NUM-5"]), cl_journal(index, text), cl_checks())
 
 # ---------------------------------------------------------------------------------------
 # branch: B-*
