@@ -644,6 +644,19 @@ assert "\\u" not in cl_lines[1] and '"f":2.5' in cl_lines[1]
 assert cl_lines[2].count("\\u") == 1 and '\\u001f"' in cl_lines[2] and "\\u0000" in cl_lines[0]
 
 
+def spaced(v):
+    """Sorted keys, canonical scalars, and a space at every place JSON allows one."""
+    if isinstance(v, dict):
+        if not v:
+            return "{ }"
+        return "{ " + " , ".join(" %s : %s " % (json.dumps(k, ensure_ascii=False), spaced(v[k])) for k in sorted(v)) + " }"
+    if isinstance(v, list):
+        if not v:
+            return "[ ]"
+        return "[ " + " , ".join(" %s " % spaced(x) for x in v) + " ]"
+    return json.dumps(v, ensure_ascii=False)
+
+
 def cl_journal(index, text):
     ls = list(cl_lines)
     ls[index] = text
@@ -680,6 +693,9 @@ for name, rules, index, old, new in [
     ("trailing-tab", ["C-WS-1"], 1, cl_lines[1], cl_lines[1] + "\t"),
     ("members-swapped", ["C-KEY-1"], 1, '"a":"A B","f":2.5', '"f":2.5,"a":"A B"'),
     ("top-members-swapped", ["C-KEY-1"], 1, '"sequence":1,"session_id":"sess-1"', '"session_id":"sess-1","sequence":1'),
+    # whitespace at every place JSON allows it (a flag kept only where whitespace was
+    # skipped would take this line as canonical)
+    ("spaced-everywhere", ["C-WS-1"], 1, cl_lines[1], " " + spaced(cl_events[1]) + " "),
 ]:
     assert cl_lines[index].count(old) == 1, name
     text = cl_lines[index].replace(old, new)
