@@ -1129,16 +1129,10 @@ fn versus_anchor(
 }
 
 /// `JC_BENCH_CANONICAL`: `to` holds `from`'s lines, each rewritten in canonical form by
-/// the oracle (`json::parse`, `canonical::to_string`); the fingerprint is the same (checked).
+/// the oracle (`fast::canonical_lines`); the fingerprint is the same (checked).
 fn canonical_lines(from: &Path, to: &Path) -> std::io::Result<()> {
-    let mut out = std::io::BufWriter::new(File::create(to)?);
-    for line in open(from).lines() {
-        let v = journal_conformance::json::parse(&line?).expect("the generated lines are JSON");
-        out.write_all(journal_conformance::canonical::to_string(&v).as_bytes())?;
-        out.write_all(b"\n")?;
-    }
-    out.flush()?;
-    drop(out);
+    let data = std::fs::read(from)?;
+    std::fs::write(to, journal_conformance::fast::canonical_lines(&data, 1))?;
     let fp = |p: &Path| {
         let cli = env!("CARGO_BIN_EXE_journal-conformance");
         let o = Command::new(cli)

@@ -1274,7 +1274,7 @@ pub fn fast_oracle(data: &[u8]) {
     // canonical form, which random inputs seldom are: every other input is also checked
     // with each of its lines that is JSON rewritten canonically.
     if pick.is_multiple_of(2) {
-        let canonical = canonical_lines(data);
+        let canonical = jc::fast::canonical_lines(data, 1);
         if canonical != data {
             for profile in [JournalProfile::Core, JournalProfile::Trace01] {
                 let d = jc::fast::differences_sampled(&canonical, profile, pick);
@@ -1287,24 +1287,6 @@ pub fn fast_oracle(data: &[u8]) {
             }
         }
     }
-}
-
-/// `data` with each line that is a JSON text rewritten in canonical form by the oracle.
-fn canonical_lines(data: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(data.len());
-    for (i, line) in data.split(|b| *b == b'\n').enumerate() {
-        if i > 0 {
-            out.push(b'\n');
-        }
-        match std::str::from_utf8(line)
-            .ok()
-            .and_then(|t| jc::json::parse(t).ok())
-        {
-            Some(v) => out.extend_from_slice(jc::canonical::to_string(&v).as_bytes()),
-            None => out.extend_from_slice(line),
-        }
-    }
-    out
 }
 
 /// The `journal` target's invariants on one generated journal in four (chosen by a hash

@@ -204,28 +204,12 @@ fn canonical_lines() {
         },
         TestRng::deterministic_rng(RngAlgorithm::XorShift),
     );
-    let canonical_lines = |bytes: &[u8], every: usize| -> Vec<u8> {
-        let mut out = Vec::new();
-        for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
-            if i > 0 {
-                out.push(b'\n');
-            }
-            let text = std::str::from_utf8(line).ok();
-            match text.and_then(|t| journal_conformance::json::parse(t).ok()) {
-                Some(v) if i % every == 0 => {
-                    out.extend_from_slice(journal_conformance::canonical::to_string(&v).as_bytes())
-                }
-                _ => out.extend_from_slice(line),
-            }
-        }
-        out
-    };
     for profile in [JournalProfile::Core, JournalProfile::Trace01] {
         let cfg = GenConfig::with_profile(profile);
         runner
             .run(&valid_journal(&cfg), |j| {
                 for every in [1, 2] {
-                    let input = canonical_lines(&j.bytes(), every);
+                    let input = fast::canonical_lines(&j.bytes(), every);
                     agree(&input, profile).map_err(TestCaseError::fail)?;
                     for m in mutations(&input, input.len() as u64) {
                         agree(&m, profile).map_err(TestCaseError::fail)?;

@@ -9,6 +9,30 @@ use crate::canonical;
 use crate::error::ReadError;
 use crate::event::JournalProfile;
 
+/// `data` with every `every`-th line (the first, then each `every` lines on) that is a JSON
+/// text rewritten in canonical form by the oracle (`json::parse`, `canonical::to_string`),
+/// the others as they are: inputs for the canonical-line fast path (`Tape::canonical`),
+/// which takes only lines already in canonical form. Used by `tests/fast_oracle.rs`, the
+/// `fast_oracle` fuzz target and the throughput benchmark (`JC_BENCH_CANONICAL`).
+pub fn canonical_lines(data: &[u8], every: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len());
+    for (i, line) in data.split(|b| *b == b'\n').enumerate() {
+        if i > 0 {
+            out.push(b'\n');
+        }
+        let value = std::str::from_utf8(line)
+            .ok()
+            .and_then(|t| crate::json::parse(t).ok());
+        match value {
+            Some(v) if i % every.max(1) == 0 => {
+                out.extend_from_slice(canonical::to_string(&v).as_bytes())
+            }
+            _ => out.extend_from_slice(line),
+        }
+    }
+    out
+}
+
 /// Compare the fast path with the oracle on one input, for every operation it serves
 /// (validate; fingerprint, replay and branch at the end, in the middle and out of
 /// range), sequentially and with worker threads over tiny blocks. Returns one line per

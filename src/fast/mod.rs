@@ -41,7 +41,7 @@ mod tape;
 pub mod vouch;
 pub mod yoagent;
 
-pub use differential::{differences, differences_sampled};
+pub use differential::{canonical_lines, differences, differences_sampled};
 
 use std::io::{self, BufRead};
 use std::ops::Range;
@@ -498,7 +498,6 @@ fn trace01(t: &Tape, line: &str) -> Option<()> {
     crate::profile::check(TapeNode {
         tape: t,
         line,
-        input: line.as_bytes(),
         tok: 0,
     })
     .ok()
@@ -508,9 +507,8 @@ fn trace01(t: &Tape, line: &str) -> Option<()> {
 #[derive(Clone, Copy)]
 struct TapeNode<'a> {
     tape: &'a Tape,
-    /// The line, checked UTF-8 once (`input` is its bytes).
+    /// The line, checked UTF-8 once.
     line: &'a str,
-    input: &'a [u8],
     tok: usize,
 }
 
@@ -529,7 +527,9 @@ impl<'a> TapeNode<'a> {
                 end,
                 escaped: false,
             } => self.line.get(start..end),
-            Tok::Str { .. } => std::str::from_utf8(self.tape.str_bytes(self.input, tok)?).ok(),
+            Tok::Str { .. } => {
+                std::str::from_utf8(self.tape.str_bytes(self.line.as_bytes(), tok)?).ok()
+            }
             _ => None,
         }
     }
@@ -549,7 +549,7 @@ impl<'a> crate::profile::Node<'a> for TapeNode<'a> {
     }
     fn get(self, key: &str) -> Option<Self> {
         self.tape
-            .get(self.input, self.tok, key.as_bytes())
+            .get(self.line.as_bytes(), self.tok, key.as_bytes())
             .map(|v| self.at(v))
     }
     fn as_str(self) -> Option<&'a str> {
@@ -569,7 +569,9 @@ impl<'a> crate::profile::Node<'a> for TapeNode<'a> {
             (i < end).then(|| {
                 let key = i;
                 i = self.tape.next(key + 1);
-                self.tape.str_bytes(self.input, key).unwrap_or_default()
+                self.tape
+                    .str_bytes(self.line.as_bytes(), key)
+                    .unwrap_or_default()
             })
         })
     }
@@ -586,7 +588,7 @@ impl<'a> crate::profile::Node<'a> for TapeNode<'a> {
         Some(out)
     }
     fn int_text(self) -> Option<&'a str> {
-        std::str::from_utf8(self.tape.int_text(self.input, self.tok)?).ok()
+        std::str::from_utf8(self.tape.int_text(self.line.as_bytes(), self.tok)?).ok()
     }
     fn float(self) -> Option<f64> {
         match self.tape.toks[self.tok] {
