@@ -380,6 +380,37 @@ for name, what, last, code in [
             ["J-ID-1"] if code == "duplicate_event_id" else ["J-PARENT-1"], many(1500, last), err(code, 1501, 1500),
             ops=("validate", "replay", "fingerprint"))
 
+# Long ids: the fast path's id set keeps each id after its length (LEB128: one byte below
+# 128, two from 128, three from 16,384) and walks those lengths when its table grows, so
+# ids on both sides of each width must be found, before and after a growth.
+def long_id(i):
+    return ("e%d-" % i).ljust(120 + i % 16, "x")  # 120 to 135 bytes
+
+def long_ids(n, last=None):
+    evs = [ev(0, "session.start", parent=None, session="s", run="r", event_id=long_id(0))]
+    evs += [ev(i, "t", parent=long_id((i * 7919) % i) if i % 8 == 0 else None, session="s", run="r",
+               event_id=long_id(i)) for i in range(1, n)]
+    if last is not None:
+        evs.append(last)
+    return lines(evs)
+
+data = long_ids(800)
+valid("journal", "long-ids", "800 events with ids of 120 to 135 bytes (a one- or two-byte length in the fast path's id set), past its first growth.",
+      ["J-ID-1", "J-PARENT-1", "F-FP-1"], data,
+      more=[{"op": {"op": "fingerprint"}, "expect": {"result": oracle.fingerprint(oracle.parse_journal(data))}}])
+for name, what, last, code in [
+    ("duplicate-long-id-after-growth", "reuses the 131-byte id of event 779",
+     ev(800, event_id=long_id(779), parent=long_id(799), session="s", run="r"), "duplicate_event_id"),
+    ("dangling-long-parent-after-growth", "names as parent a 128-byte id one byte short of event 792's",
+     ev(800, event_id=long_id(800), parent=long_id(792)[:-1], session="s", run="r"), "unknown_parent"),
+]:
+    invalid("journal", name, "Event 800 of an 801-event journal of 120- to 135-byte ids %s." % what,
+            ["J-ID-1"] if code == "duplicate_event_id" else ["J-PARENT-1"], long_ids(800, last), err(code, 801, 800))
+wide = ["a" * 16383, "a" * 16384, "a" * 16383 + "b", "a" * 16385]
+invalid("journal", "duplicate-id-16384-bytes", "Ids of 16,383 to 16,385 bytes (a two- or three-byte length in the fast path's id set); the 16,384-byte one is reused.",
+        ["J-ID-1"], lines([ev(0, event_id=wide[0], parent=None)] + [ev(i, event_id=wide[i], parent=wide[i - 1]) for i in range(1, 4)]
+                          + [ev(4, event_id=wide[1], parent=wide[3])]), err("duplicate_event_id", 5, 4))
+
 invalid("journal", "dangling-parent", "A parent that never appears.", ["J-PARENT-1"],
         lines([ev(0), ev(1, parent="e-missing")]), err("unknown_parent", 2, 1))
 invalid("journal", "self-parent", "An event that is its own parent.", ["J-PARENT-1"],
@@ -1067,6 +1098,7 @@ DEPARTS_FROM_SEED = {
     # J-ID-1, J-PARENT-1: SessionJournal checks neither (the seed leaves them to its repository's validator)
     "journal/dangling-parent", "journal/duplicate-id-adjacent", "journal/duplicate-id-far", "journal/duplicate-id-first",
     "journal/duplicate-id-after-growth-first", "journal/duplicate-id-after-growth-late", "journal/dangling-parent-after-growth",
+    "journal/duplicate-long-id-after-growth", "journal/dangling-long-parent-after-growth", "journal/duplicate-id-16384-bytes",
     "journal/forward-parent", "journal/parent-case-mismatch", "journal/self-parent", "journal/self-parent-first",
     # C-NUM-3: the reader reports every line json.loads refuses as one "invalid JSONL" error
     "json/int-4301-digits",

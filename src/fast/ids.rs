@@ -1,20 +1,24 @@
 //! A compact set of event ids (`J-ID-1`, `J-PARENT-1`): every id's bytes in one arena,
-//! an open-addressing table of indices into it, exact byte comparison on every probe
-//! (no false positives). About 30 bytes per short id, against ~120 for a
-//! `HashMap<String, u64>`. Id ends are `u64` (any total of id bytes); the table's
-//! `u32` slots hold at most [`MAX_IDS`] ids, and the fast path reports a journal with
-//! more events as an implementation limit (SPEC.md 16.5) instead of panicking.
+//! each after its length (LEB128, one byte below 128), an open-addressing table of the
+//! arena offsets where they start, and an exact byte comparison on every probe (no false
+//! positives). About 16 bytes per 10-byte id (the id, its length byte, 4 to 8 bytes of
+//! table), against ~120 for a `HashMap<String, u64>`. The table's `u32` slots name ids
+//! by where they start, so the set takes an id while the ids before it fill at most
+//! [`MAX_START`] bytes of the arena; the fast path reports a journal beyond that as an
+//! implementation limit (SPEC.md 16.5) instead of panicking.
 
-/// The most ids the set holds (slot value 0 is empty, `i + 1` names id `i`).
-pub(crate) const MAX_IDS: usize = u32::MAX as usize - 1;
+/// The last arena offset an id may start at (slot value 0 is empty, `o + 1` names the
+/// id that starts at `o`).
+pub(crate) const MAX_START: usize = u32::MAX as usize - 1;
 
 #[derive(Default)]
 pub(crate) struct IdSet {
+    /// Each id as its length (LEB128) then its bytes, in insertion order.
     arena: Vec<u8>,
-    /// `ends[i]` is the end of id `i` in the arena; it starts at `ends[i - 1]` (or 0).
-    ends: Vec<u64>,
-    /// Slot value 0 is empty, `i + 1` names id `i`. At most three quarters full and
-    /// grown by half (4 to 8 bytes per id); the slot of a hash is `hash * len >> 64`.
+    count: usize,
+    /// Slot value 0 is empty, `o + 1` names the id whose length starts at `arena[o]`. At
+    /// most three quarters full and grown by half (4 to 8 bytes per id); the slot of a
+    /// hash is `hash * len >> 64`.
     table: Vec<u32>,
 }
 
@@ -32,19 +36,46 @@ fn hash(b: &[u8]) -> u64 {
     h ^ (h << 29) ^ (h << 47)
 }
 
+/// Append `n` as LEB128: seven bits a byte, low bits first, the high bit set on every
+/// byte but the last.
+fn push_len(arena: &mut Vec<u8>, mut n: usize) {
+    while n >= 0x80 {
+        arena.push(n as u8 | 0x80);
+        n >>= 7;
+    }
+    arena.push(n as u8);
+}
+
+/// The id whose record starts at `at`, and where the next record starts.
+fn record(arena: &[u8], at: usize) -> (&[u8], usize) {
+    let mut len = 0usize;
+    let mut shift = 0;
+    let mut i = at;
+    loop {
+        let b = arena[i];
+        i += 1;
+        len |= ((b & 0x7f) as usize) << shift;
+        if b < 0x80 {
+            return (&arena[i..i + len], i + len);
+        }
+        shift += 7;
+    }
+}
+
+/// Whether a slot can name an id that starts at arena offset `at`.
+fn can_start(at: usize) -> bool {
+    at <= MAX_START
+}
+
 impl IdSet {
     pub fn len(&self) -> usize {
-        self.ends.len()
+        self.count
     }
 
-    /// Whether the set holds [`MAX_IDS`] ids and can take no more.
+    /// Whether the ids held fill the arena up to [`MAX_START`], so that no other id can
+    /// be named by a slot.
     pub fn is_full(&self) -> bool {
-        self.len() >= MAX_IDS
-    }
-
-    fn id(&self, i: usize) -> &[u8] {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-        &self.arena[start..self.ends[i] as usize]
+        !can_start(self.arena.len())
     }
 
     /// The slot holding `id`, or the empty slot where it would go.
@@ -54,7 +85,7 @@ impl IdSet {
         loop {
             match self.table[s] {
                 0 => return s,
-                n if self.id(n as usize - 1) == id => return s,
+                n if record(&self.arena, n as usize - 1).0 == id => return s,
                 _ => s = if s + 1 == len { 0 } else { s + 1 },
             }
         }
@@ -81,11 +112,12 @@ impl IdSet {
     /// Add `id` at the slot [`IdSet::vacant`] gave (no insertion in between).
     pub fn insert_at(&mut self, slot: usize, id: &[u8]) {
         debug_assert_eq!(self.table[slot], 0, "inserted twice");
-        let s = slot;
+        // `is_full` was checked by the caller: the id starts at most at MAX_START.
+        let start = self.arena.len();
+        push_len(&mut self.arena, id.len());
         self.arena.extend_from_slice(id);
-        self.ends.push(self.arena.len() as u64);
-        // `is_full` was checked by the caller: at most MAX_IDS ids, so this fits.
-        self.table[s] = self.ends.len() as u32;
+        self.count += 1;
+        self.table[slot] = start as u32 + 1;
     }
 
     fn grow(&mut self) {
@@ -94,9 +126,12 @@ impl IdSet {
         // two are never resident together (the peak is the new table, not both).
         self.table = Vec::new();
         self.table = vec![0; cap];
-        for i in 0..self.len() {
-            let s = self.slot(self.id(i));
-            self.table[s] = i as u32 + 1;
+        let mut at = 0;
+        while at < self.arena.len() {
+            let (id, next) = record(&self.arena, at);
+            let s = self.slot(id);
+            self.table[s] = at as u32 + 1;
+            at = next;
         }
     }
 }
@@ -124,5 +159,58 @@ mod tests {
         assert!(!set.contains(b"evt-"));
         assert!(!set.contains(b""));
         assert_eq!(set.len(), model.len());
+    }
+
+    /// Ids whose lengths take one, two and three LEB128 bytes, and ids that are prefixes
+    /// of one another: each is found exactly, through the growths that rebuild the table
+    /// by walking the arena.
+    #[test]
+    fn lengths_of_every_width() {
+        let lens = [
+            0usize, 1, 2, 126, 127, 128, 129, 255, 256, 16_383, 16_384, 20_000,
+        ];
+        let mut set = IdSet::default();
+        let mut ids = Vec::new();
+        for round in 0..200u32 {
+            for &len in &lens {
+                let mut id = vec![b'a' + (round % 26) as u8; len];
+                if len > 0 {
+                    id[len - 1] = b'0' + (round % 10) as u8;
+                }
+                set.reserve_one();
+                if let Some(slot) = set.vacant(&id) {
+                    set.insert_at(slot, &id);
+                    ids.push(id);
+                }
+            }
+        }
+        let distinct: std::collections::HashSet<_> = ids.iter().collect();
+        assert_eq!(distinct.len(), ids.len());
+        assert_eq!(set.len(), ids.len());
+        for id in &ids {
+            assert!(set.contains(id), "length {}", id.len());
+            let mut longer = id.clone();
+            longer.push(b'!');
+            assert!(!set.contains(&longer), "length {} + 1", id.len());
+        }
+        let expected: usize = ids
+            .iter()
+            .map(|id| id.len() + 1 + (id.len() >= 128) as usize + (id.len() >= 16_384) as usize)
+            .sum();
+        assert_eq!(
+            set.arena.len(),
+            expected,
+            "one LEB128 length before each id"
+        );
+    }
+
+    #[test]
+    fn an_id_may_start_at_max_start_and_no_later() {
+        assert!(can_start(0));
+        assert!(can_start(MAX_START));
+        assert!(!can_start(MAX_START + 1));
+        // The slot of an id starting at MAX_START is u32::MAX, not the empty 0.
+        assert_eq!(MAX_START as u32 + 1, u32::MAX);
+        assert!(!IdSet::default().is_full());
     }
 }

@@ -795,9 +795,9 @@ impl Consumer {
             } else if self.ids.is_full() {
                 // SPEC.md 16.5: an implementation limit, not a journal error.
                 return Err(ReadError::Io(std::io::Error::other(format!(
-                    "line {}: more than {} events, the most the fast path's id set holds",
+                    "line {}: the event ids before it fill the fast path's id set ({} bytes)",
                     ev.line,
-                    ids::MAX_IDS
+                    ids::MAX_START + 1
                 ))));
             } else {
                 // One probe sequence for J-ID-1 and the insertion after J-PARENT-1.
