@@ -374,6 +374,7 @@ valid("journal", "many-events", "1,500 events whose parents reach back anywhere.
 for name, what, last, code in [
     ("duplicate-id-after-growth-first", "reuses the first id", ev(1500, event_id="e0", parent="e1499", session="s", run="r"), "duplicate_event_id"),
     ("duplicate-id-after-growth-late", "reuses an id added after two growths", ev(1500, event_id="e1300", parent="e1499", session="s", run="r"), "duplicate_event_id"),
+    ("duplicate-id-after-growth-middle", "reuses an id added before both growths, neither first nor last", ev(1500, event_id="e500", parent="e1499", session="s", run="r"), "duplicate_event_id"),
     ("dangling-parent-after-growth", "names a parent that never appears", ev(1500, parent="e1501", session="s", run="r"), "unknown_parent"),
 ]:
     invalid("journal", name, "Event 1500 of a 1,501-event journal %s." % what,
@@ -1098,6 +1099,7 @@ DEPARTS_FROM_SEED = {
     # J-ID-1, J-PARENT-1: SessionJournal checks neither (the seed leaves them to its repository's validator)
     "journal/dangling-parent", "journal/duplicate-id-adjacent", "journal/duplicate-id-far", "journal/duplicate-id-first",
     "journal/duplicate-id-after-growth-first", "journal/duplicate-id-after-growth-late", "journal/dangling-parent-after-growth",
+    "journal/duplicate-id-after-growth-middle",
     "journal/duplicate-long-id-after-growth", "journal/dangling-long-parent-after-growth", "journal/duplicate-id-16384-bytes",
     "journal/forward-parent", "journal/parent-case-mismatch", "journal/self-parent", "journal/self-parent-first",
     # C-NUM-3: the reader reports every line json.loads refuses as one "invalid JSONL" error
