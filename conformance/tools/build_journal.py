@@ -227,6 +227,16 @@ for name, ptext, code, rules, desc in [
 # Duplicate keys in a wide object, on both sides of the parser's switch from a linear look
 # at earlier members to a set (at 16 members): member j repeats member i's key. Python's
 # object_pairs_hook says each text holds exactly one duplicate.
+# A parser that skips one byte where a colon goes, or takes any byte for a key's opening
+# quote, declines a line at its first real colon or quote; on a line where EVERY colon or
+# opening quote is wrong, nothing stops it. Each line holds only the envelope (payload {}).
+line1 = with_payload_text("{}", 1).decode("utf-8")
+invalid("json", "semicolon-for-every-colon", "A line whose every colon is a semicolon is rejected (no correct colon stops a parser that skips one byte there).",
+        ["C-SYNTAX-1"], prefix + line1.replace('":', '";').encode("utf-8"), err("invalid_json", 2))
+invalid("json", "no-opening-quote-on-every-key", "A line whose every key has an apostrophe for its opening quote is rejected (no correct key stops a parser that takes any byte there).",
+        ["C-SYNTAX-1"], prefix + line1.replace('{"', "{'").replace(',"', ",'").encode("utf-8"), err("invalid_json", 2))
+
+
 def wide_duplicate(i, j, n=24):
     keys = ["k%d" % m for m in range(n)]
     keys[j] = keys[i]
