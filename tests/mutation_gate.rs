@@ -279,6 +279,59 @@ fn the_command_line_answers_the_corpus() {
     assert_all_right("command-line checks", checked, 300, &wrong);
 }
 
+/// Gate path 9, the fast path's speed contract (`fast::not_taken`): every journal line of
+/// the corpus (every group, `tables/` included) and the golden traces that the oracle reads
+/// as an event is taken by the fast line path, not declined to the oracle, and a taken line
+/// that is its own canonical text is taken as canonical. Each input runs as written and
+/// with every line canonicalised, in its own profile and in `core`. A declined line is
+/// still answered right (by the oracle), so without this path a parser that declines too
+/// much is invisible to the corpus: it only makes `serve` and the CLI slow.
+#[test]
+fn the_fast_path_takes_every_line_the_oracle_reads() {
+    use journal_conformance::event::JournalProfile;
+    use journal_conformance::fast::{canonical_lines, not_taken};
+    let mut cases: Vec<Case> = vectors::load_embedded().unwrap();
+    cases.extend(journal_conformance::runner::plan::golden_cases().unwrap());
+    let mut seen = std::collections::HashSet::new();
+    let (mut lines, mut wrong) = (0, Vec::new());
+    for case in &cases {
+        let Some(profile) = journal_profile(case.profile) else {
+            continue;
+        };
+        if !case.checks.iter().any(|c| cli_kind(&c.op)) {
+            continue;
+        }
+        let profiles: &[JournalProfile] = if profile == "trace-0.1" {
+            &[JournalProfile::Trace01, JournalProfile::Core]
+        } else {
+            &[JournalProfile::Core]
+        };
+        for input in [case.input.clone(), canonical_lines(&case.input, 1)] {
+            if !seen.insert(input.clone()) {
+                continue;
+            }
+            for &p in profiles {
+                lines += input.split(|b| *b == b'\n').count();
+                for m in not_taken(&input, p) {
+                    wrong.push(format!("{} ({p:?}): {m}", case.id));
+                }
+            }
+        }
+    }
+    assert_all_right("journal lines", lines, 20_000, &wrong);
+}
+
+/// Whether `op` is one of the journal operations the fast path serves.
+fn cli_kind(op: &Operation) -> bool {
+    matches!(
+        op,
+        Operation::Validate
+            | Operation::Replay { .. }
+            | Operation::Fingerprint { .. }
+            | Operation::Branch { .. }
+    )
+}
+
 /// A whole-journal replay check of a journal of at least two lines, with the cut after the
 /// first half of its lines: what a checkpoint of the prefix must answer (K-REPLAY-1).
 struct Restorable<'a> {

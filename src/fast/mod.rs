@@ -41,7 +41,7 @@ mod tape;
 pub mod vouch;
 pub mod yoagent;
 
-pub use differential::{canonical_lines, differences, differences_sampled};
+pub use differential::{canonical_lines, differences, differences_sampled, not_taken};
 
 use std::io::{self, BufRead};
 use std::ops::Range;
