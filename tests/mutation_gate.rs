@@ -321,6 +321,162 @@ fn the_fast_path_takes_every_line_the_oracle_reads() {
     assert_all_right("journal lines", lines, 20_000, &wrong);
 }
 
+/// Gate path 10, the `yoagent-0.26` fast path's speed contract: every entry line of the
+/// dialect's vectors whose message is in one of the plain forms `fast/vouch.rs` documents
+/// is read as a `VouchedEntry` (its message not built), not declined to yoagent's own
+/// `SessionEntry`. Plainness is decided here, independently of `vouch.rs`, from the strict
+/// parser's value and conservatively (no surrounding whitespace, no `-0`, integer literals
+/// only, every member once, every required entry member present), so a line that is plain
+/// here is plain there. A declined line is still answered right (by yoagent's types):
+/// only this path sees a `vouch.rs` that declines too much.
+#[test]
+fn the_yoagent_fast_path_vouches_for_every_plain_message() {
+    use journal_conformance::fast::vouch::VouchedEntry;
+    let (mut plain, mut wrong) = (0, Vec::new());
+    let mut seen = std::collections::HashSet::new();
+    for case in vectors::load_embedded().unwrap() {
+        if case.profile != Profile::Yoagent026 || !seen.insert(case.input.clone()) {
+            continue;
+        }
+        let Ok(text) = std::str::from_utf8(&case.input) else {
+            continue;
+        };
+        for (i, line) in text.split('\n').enumerate() {
+            if !plain_entry(line) {
+                continue;
+            }
+            plain += 1;
+            if serde_json::from_str::<VouchedEntry>(line).is_err() {
+                wrong.push(format!(
+                    "{} line {}: a plain entry not vouched for",
+                    case.id,
+                    i + 1
+                ));
+            }
+        }
+    }
+    assert_all_right("plain yoagent entries", plain, 1000, &wrong);
+}
+
+/// A session entry in the plain form `fast/vouch.rs` documents: exactly `id` (a string),
+/// `parent_id` (a string or null), `message` (plain: [`plain_message`]), `timestamp` (a
+/// `u64`) and optionally `label` (a string or null).
+fn plain_entry(line: &str) -> bool {
+    // `-0` reads as the integer 0 here but as the float -0.0 in serde_json (not a `u64`):
+    // a line that holds the text `-0` anywhere is left out.
+    if line.is_empty() || line.trim() != line || line.contains("-0") {
+        return false;
+    }
+    let Ok(v) = json::parse(line) else {
+        return false;
+    };
+    let Some(members) = v.as_object() else {
+        return false;
+    };
+    let names = names_of(members);
+    let required = ["id", "message", "parent_id", "timestamp"];
+    (names == required || names == ["id", "label", "message", "parent_id", "timestamp"])
+        && v.get("id").and_then(Value::as_str).is_some()
+        && matches!(v.get("parent_id"), Some(Value::Null | Value::String(_)))
+        && matches!(v.get("label"), None | Some(Value::Null | Value::String(_)))
+        && v.get("timestamp").is_some_and(is_u64)
+        && v.get("message").is_some_and(plain_message)
+}
+
+/// An object's member names, sorted (the strict parser has refused duplicates).
+fn names_of(members: &[(String, Value)]) -> Vec<&str> {
+    let mut names: Vec<&str> = members.iter().map(|(k, _)| k.as_str()).collect();
+    names.sort_unstable();
+    names
+}
+
+/// A non-negative integer literal that fits in `u64`.
+fn is_u64(v: &Value) -> bool {
+    matches!(v, Value::Number(json::Number::Int(s)) if !s.starts_with('-') && s.parse::<u64>().is_ok())
+}
+
+/// The plain message forms of `fast/vouch.rs`'s documentation.
+fn plain_message(m: &Value) -> bool {
+    let Some(members) = m.as_object() else {
+        return false;
+    };
+    let names = names_of(members);
+    let str_at = |k: &str| m.get(k).and_then(Value::as_str).is_some();
+    let content = m
+        .get("content")
+        .and_then(Value::as_array)
+        .is_some_and(|blocks| {
+            blocks.iter().all(|b| {
+                b.as_object()
+                    .is_some_and(|o| names_of(o) == ["text", "type"])
+                    && b.get("type").and_then(Value::as_str) == Some("text")
+                    && b.get("text").and_then(Value::as_str).is_some()
+            })
+        });
+    let stamped = m.get("timestamp").is_some_and(is_u64);
+    let usage = m.get("usage").is_some_and(|u| {
+        u.as_object().is_some_and(|o| {
+            let n = names_of(o);
+            n.contains(&"input")
+                && n.contains(&"output")
+                && o.iter().all(|(k, v)| {
+                    ["input", "output", "cacheRead", "cacheWrite", "totalTokens"]
+                        .contains(&k.as_str())
+                        && is_u64(v)
+                })
+        })
+    });
+    let stop = ["stop", "length", "toolUse", "error", "aborted", "refusal"];
+    content
+        && stamped
+        && match m.get("role").and_then(Value::as_str) {
+            Some("user") => names == ["content", "role", "timestamp"],
+            Some("assistant") => {
+                let base = [
+                    "content",
+                    "model",
+                    "provider",
+                    "role",
+                    "stopReason",
+                    "timestamp",
+                    "usage",
+                ];
+                let with_error = [
+                    "content",
+                    "errorMessage",
+                    "model",
+                    "provider",
+                    "role",
+                    "stopReason",
+                    "timestamp",
+                    "usage",
+                ];
+                (names == base || (names == with_error && str_at("errorMessage")))
+                    && str_at("model")
+                    && str_at("provider")
+                    && usage
+                    && m.get("stopReason")
+                        .and_then(Value::as_str)
+                        .is_some_and(|r| stop.contains(&r))
+            }
+            Some("toolResult") => {
+                names
+                    == [
+                        "content",
+                        "isError",
+                        "role",
+                        "timestamp",
+                        "toolCallId",
+                        "toolName",
+                    ]
+                    && str_at("toolCallId")
+                    && str_at("toolName")
+                    && matches!(m.get("isError"), Some(Value::Bool(_)))
+            }
+            _ => false,
+        }
+}
+
 /// Whether `op` is one of the journal operations the fast path serves.
 fn cli_kind(op: &Operation) -> bool {
     matches!(
