@@ -20,7 +20,12 @@
 //! - `golden verify`, the golden traces' own command;
 //! - the judgement every path trusts (`verdict::judge`): over every check, the expected
 //!   answer is right and each answer that differs from it in one way is wrong (a
-//!   comparator that accepts too much is invisible to a correct reference).
+//!   comparator that accepts too much is invisible to a correct reference);
+//! - the fast paths' speed contracts, which the answers cannot show: the journal fast path
+//!   takes every line the oracle reads (and a canonical line as canonical), and the
+//!   `yoagent-0.26` fast path vouches for every entry in a plain form (a declined line is
+//!   answered right by the slow path, so a fast path that declines too much is otherwise
+//!   invisible).
 //!
 //! Every expected value is the corpus's own (SPEC-derived, see conformance/README.md); this
 //! file adds none. What it adds are inputs made from the corpus's (a checkpoint of a
