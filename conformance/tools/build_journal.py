@@ -310,6 +310,62 @@ valid("envelope", "unknown-fields-kept", "Unknown fields at every level are allo
       lines([ev(0, extra={"x-vendor": {"k": [1, 2.5, None]}, "timestamp": "2026-01-01T00:00:00Z"}),
              ev(1, "user.message", {"content": "hi", "attachments": [{"name": "a"}]}),
              mutate(2, lambda e: e["provenance"].update(model="m", extra={"z": 1}))]))
+# Unknown members whose names share their first 8 bytes and their length with the long
+# names the envelope and the reducer look up (session_id, provenance, parent_event_id,
+# accumulated), one sorting before and one after each name: a member lookup that compares
+# a long name's first 8 bytes and its length but not the rest (the fast path's `key_cmp`
+# with its tail comparison broken) reads the decoy. `wide`: 12 more members in every event
+# and payload, so that each object has over 16 (the fast path then looks members up by
+# binary search instead of a scan).
+def decoyed(wide):
+    pad = {"w%02d" % k: k for k in range(12)} if wide else {}
+    def payload(p):
+        return dict(p, **pad)
+    evs = [ev(0, "session.start", payload({})), ev(1, "user.message", payload({"content": "hi"})),
+           ev(2, "model.response", payload({"accumulateA": "decoy-a", "accumulated": "the answer",
+                                            "accumulatez": "decoy-z", "final": True})),
+           ev(3, "session.stop", payload({"reason": "done"}), parent=None)]
+    for e in evs:
+        e.update({"session_iA": "decoy-session-a", "session_iz": "decoy-session-z",
+                  "provenancA": {"run_id": "decoy-run-a"}, "provenancz": {"run_id": "decoy-run-z"},
+                  "parent_event_iA": "nowhere-a", "parent_event_iz": "nowhere-z"}, **pad)
+    return lines(evs)
+for wide in (False, True):
+    data = decoyed(wide)
+    valid("envelope", "decoy-names-sharing-8-bytes" + ("-wide" if wide else ""),
+          "Every event has unknown members named like session_id, provenance and parent_event_id but for their "
+          "last byte (session_iA, session_iz, ...), and the final model.response like accumulated (accumulateA, "
+          "accumulatez): they are only fingerprinted; the replay reads the real members"
+          + (" (every object over 16 members)." if wide else "."),
+          ["E-ENV-1", "E-ENV-2", "R-STREAM-1", "F-FP-1"], data,
+          more=[{"op": {"op": "fingerprint"}, "expect": {"result": oracle.fingerprint(oracle.parse_journal(data))}}])
+# The same with the short names (type, payload, run_id, content, final, reason): decoys
+# made of the name, NUL bytes up to 8 bytes, then one more byte, so that their first 8
+# bytes are the name padded with zeros (the fast path's lookup word of the short name).
+def nul_decoy(name):
+    return name + "\u0000" * (8 - len(name)) + "x"
+# Such a decoy sorts after its name, so a scan of a small object meets the real member
+# first; `-wide` (every object over 16 members) makes the lookup a binary search, which
+# probes the decoys too.
+def nul_decoyed(wide):
+    pad = {"w%02d" % k: k for k in range(16)} if wide else {}
+    evs = [ev(0, "session.start", dict(pad)),
+           ev(1, "user.message", dict({"content": "hi", nul_decoy("content"): "decoy"}, **pad)),
+           ev(2, "model.response", dict({"accumulated": "the answer", "final": True, nul_decoy("final"): False}, **pad)),
+           ev(3, "session.stop", dict({"reason": "done", nul_decoy("reason"): "decoy"}, **pad))]
+    for e in evs:
+        e.update({nul_decoy("type"): "user.message", nul_decoy("payload"): {"content": "decoy"}}, **pad)
+        e["provenance"][nul_decoy("run_id")] = "decoy-run"
+        e["provenance"].update(pad)
+    return lines(evs)
+for wide in (False, True):
+    data = nul_decoyed(wide)
+    valid("envelope", "decoy-names-with-nul-bytes" + ("-wide" if wide else ""),
+          "Unknown members named like type, payload, run_id, content, final and reason, padded with NUL bytes to 8 "
+          "bytes and one byte more (type\\u0000\\u0000\\u0000\\u0000x): they are only fingerprinted; the replay reads "
+          "the real members" + (" (every object over 16 members)." if wide else "."),
+          ["E-ENV-1", "E-ENV-2", "R-USER-1", "R-STREAM-1", "R-STOP-1", "F-FP-1"], data,
+          more=[{"op": {"op": "fingerprint"}, "expect": {"result": oracle.fingerprint(oracle.parse_journal(data))}}])
 valid("envelope", "unknown-type", "An event type the reducer does not know is accepted and only fingerprinted.", ["E-ENV-2", "R-OTHER-1"],
       lines([ev(0, "session.start"), ev(1, "vendor.custom-thing", {"content": "not a user message"}), ev(2, "Model.Response", {"content": "case matters"})]))
 valid("envelope", "sequence-minus-zero", "The integer -0 is the integer 0, a valid first sequence.", ["E-ENV-1", "C-NUM-2", "J-SEQ-1"],
