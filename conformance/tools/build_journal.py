@@ -221,6 +221,7 @@ for name, ptext, code, rules, desc in [
     ("int-4301-digits", '{"a":%s}' % ("9" * 4301), "number_out_of_range", ["C-NUM-3"], "an integer with 4301 digits"),
     ("nesting-129", '{"a":%s%s}' % ("[" * 127, "]" * 127), "nesting_too_deep", ["C-DEPTH-1"], "129 nested containers (event object at depth 1)"),
     ("nesting-100000", '{"a":%s%s}' % ("[" * 100000, "]" * 100000), "nesting_too_deep", ["C-DEPTH-1"], "100000 nested arrays (no stack overflow)"),
+    ("nesting-129-objects", '{"a":' * 128 + "1" + "}" * 128, "nesting_too_deep", ["C-DEPTH-1"], "129 nested objects (the event at depth 1, the payload at 2)"),
 ]:
     invalid("json", name, "A payload with %s is rejected." % desc, rules, prefix + with_payload_text(ptext, 1), err(code, 2))
 
@@ -253,6 +254,9 @@ for i, j in [(0, 15), (0, 16), (15, 16), (16, 17), (16, 23), (17, 18), (0, 23), 
 for name, ptext, rules, desc, tags in [
     ("int-4300-digits", '{"a":%s}' % ("9" * 4300), ["C-NUM-1", "C-NUM-3"], "an integer of exactly 4300 digits", ["bignum"]),
     ("nesting-128", '{"a":%s%s}' % ("[" * 126, "]" * 126), ["C-DEPTH-1"], "exactly 128 nested containers", []),
+    # Objects to the limit (the fast path checks an object's depth apart from an array's).
+    ("nesting-128-objects", '{"a":' * 127 + "1" + "}" * 127, ["C-DEPTH-1"], "exactly 128 nested objects, the innermost non-empty", []),
+    ("nesting-128-objects-empty", '{"a":' * 126 + "{}" + "}" * 126, ["C-DEPTH-1"], "exactly 128 nested objects, the innermost empty", []),
     ("big-integers", '{"a":18446744073709551616,"b":-9223372036854775809,"c":100000000000000000000000000000}', ["C-NUM-1"], "integers beyond 64 bits, kept exact", ["bignum"]),
     ("float-spellings", '{"a":1E2,"b":1e-7,"c":0.00001,"d":1e16,"e":-0.0,"f":5e-324,"g":9007199254740993.0}', ["C-NUM-4", "C-NUM-5"], "floats in several spellings", ["float"]),
     ("minus-zero-int", '{"a":-0}', ["C-NUM-2"], "the integer -0, which is 0", []),
@@ -1145,7 +1149,7 @@ DEPARTS_FROM_SEED = {
     "json/duplicate-key-wide-0-15", "json/duplicate-key-wide-0-16", "json/duplicate-key-wide-15-16",
     "json/duplicate-key-wide-16-17", "json/duplicate-key-wide-16-23", "json/duplicate-key-wide-17-18",
     "json/duplicate-key-wide-0-23", "json/duplicate-key-wide-22-23",
-    "json/float-overflow", "json/float-overflow-negative", "json/nesting-129", "json/nesting-100000",
+    "json/float-overflow", "json/float-overflow-negative", "json/nesting-129", "json/nesting-129-objects", "json/nesting-100000",
     "json/lone-high-surrogate", "json/lone-low-surrogate", "json/reversed-pair", "json/high-then-non-low",
     "json/nan", "json/infinity", "json/minus-infinity",
     # E-ENV-1: the seed's sequence check is a list comparison (1.0 == 1, True == 1) and it coerces with str();
