@@ -863,6 +863,28 @@ valid("profile", "valid-optional-fields", "All optional Trace 0.1 fields.", ["P-
                  provenance={"agent_id": "a-1", "snapshot_id": "s", "surface": "cli", "harness_mode": "native", "run_id": "run-x",
                              "experiment_id": "exp-2", "model": "", "provider": "p"},
                  redaction={"status": "redacted", "fields": ["payload.content"], "notes": "n"})]), profile=T)
+# Every string and member name the Trace 0.1 rules read, spelled with a \\u escape (the
+# fast path reads escaped strings from its decoded buffer, unescaped ones from the line).
+def escaped_trace_line(e):
+    text = dumps(e)
+    for plain, esc in [('"0.1.0"', '"\\u0030.1.0"'), ('"session.start"', '"session.st\\u0061rt"'),
+                       ('"user.message"', '"user.m\\u0065ssage"'), ('"harness"', '"h\\u0061rness"'),
+                       ('"agent"', '"\\u0061gent"'), ('"reference-agent"', '"reference-\\u0061gent"'),
+                       ('"snap"', '"sn\\u0061p"'), ('"sdk"', '"sd\\u006b"'), ('"fake"', '"f\\u0061ke"'),
+                       ('"clean"', '"cle\\u0061n"'), ('"timestamp"', '"\\u0074imestamp"'), ('"actor"', '"\\u0061ctor"'),
+                       ('"kind"', '"k\\u0069nd"'), ('"run_id"', '"run\\u005fid"'), ('T00:', 'T\\u0030\\u0030:')]:
+        if plain in text:
+            ESCAPED.add(plain)
+            text = text.replace(plain, esc)
+    assert json.loads(text) == e
+    return text.encode() + b"\n"
+ESCAPED = set()
+data = b"".join(escaped_trace_line(e) for e in tbase)
+assert len(ESCAPED) == 15, ESCAPED
+valid("profile", "escapes-in-checked-strings",
+      "Schema-valid Trace 0.1 events whose checked strings and member names (trace_version, timestamp, type, actor, "
+      "provenance, redaction) are spelled with \\u escapes.", ["P-TRACE-1", "P-TRACE-2", "P-TRACE-4", "P-TRACE-5",
+      "P-TRACE-6", "P-TRACE-7", "P-TRACE-8", "C-STR-1"], data, profile=T)
 valid("profile", "core-accepts-extra", "Under core, a non-Trace field is fine (same event as extra-top-level-field).", ["E-PROFILE-1", "E-ENV-2"],
       lines([tev(0, x_extra=1)]))
 for ts in ["2024-02-29T23:59:60Z", "2026-08-10t00:00:00z", "2026-08-10T00:00:00.123456+05:30", "2026-12-31T23:59:59-23:59"]:
