@@ -885,6 +885,9 @@ valid("profile", "escapes-in-checked-strings",
       "Schema-valid Trace 0.1 events whose checked strings and member names (trace_version, timestamp, type, actor, "
       "provenance, redaction) are spelled with \\u escapes.", ["P-TRACE-1", "P-TRACE-2", "P-TRACE-4", "P-TRACE-5",
       "P-TRACE-6", "P-TRACE-7", "P-TRACE-8", "C-STR-1"], data, profile=T)
+valid("profile", "duration-ms-integers", "duration_ms as integers: 0, 7 and 2^64 (P-TRACE-9: a number >= 0, integers included).",
+      ["P-TRACE-9", "C-NUM-1"], lines([tev(0, "session.start", duration_ms=0), tev(1, duration_ms=7), tev(2, duration_ms=2 ** 64)]),
+      profile=T)
 valid("profile", "core-accepts-extra", "Under core, a non-Trace field is fine (same event as extra-top-level-field).", ["E-PROFILE-1", "E-ENV-2"],
       lines([tev(0, x_extra=1)]))
 for ts in ["2024-02-29T23:59:60Z", "2026-08-10t00:00:00z", "2026-08-10T00:00:00.123456+05:30", "2026-12-31T23:59:59-23:59"]:
