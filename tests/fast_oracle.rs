@@ -279,7 +279,10 @@ fn value_budget() {
     let first = r#"{"event_id":"e0","session_id":"s","sequence":0,"type":"x","payload":{},"provenance":{"run_id":"r"}}"#;
     // Nine values before the array's elements: the event, event_id, session_id,
     // sequence, type, provenance, run_id, payload and the array.
-    let prefix = r#"{"event_id":"e1","session_id":"s","sequence":1,"type":"x","provenance":{"run_id":"r"},"payload":{"a":["#;
+    // A tool result, so that a replay projects the whole line's payload: the one line of a
+    // journal the fast path declines and the oracle reads is the line at the budget (the
+    // tape counts every value too), which `slow` then projects in the fast path's terms.
+    let prefix = r#"{"event_id":"e1","session_id":"s","sequence":1,"type":"tool.result","provenance":{"run_id":"r"},"payload":{"a":["#;
     let line = |elements: usize| {
         let mut l = prefix.to_owned();
         l.push_str(&"0,".repeat(elements - 1));
@@ -318,6 +321,21 @@ fn value_budget() {
             assert_eq!(fast, want, "fast validate, {threads} threads");
             let fp = show(fast::fingerprint(input.as_bytes(), &opts, None).map(|_| 2));
             assert_eq!(fp, want, "fast fingerprint, {threads} threads");
+            let replayed = fast::replay(input.as_bytes(), &opts, None).map(|p| {
+                let mut text = Vec::new();
+                p.write_json(&mut text).expect("writing to memory");
+                text
+            });
+            let oracle = journal_conformance::replay::replay(input.as_bytes(), JournalProfile::Core, None)
+                .map(|s| journal_conformance::canonical::to_string(&s.to_json()).into_bytes());
+            match (&replayed, &oracle) {
+                (Ok(f), Ok(o)) => assert!(f == o, "fast replay differs from the oracle's, {threads} threads"),
+                _ => assert_eq!(
+                    show(replayed.map(|_| 2)),
+                    show(oracle.map(|_| 2)),
+                    "fast replay, {threads} threads"
+                ),
+            }
         }
     }
 }

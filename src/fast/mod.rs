@@ -207,7 +207,6 @@ struct Reader<R> {
     carry: Vec<u8>,
     next_line: u64,
     next_index: u64,
-    done: bool,
     max: usize,
     block_bytes: usize,
 }
@@ -219,7 +218,6 @@ impl<R: BufRead> Reader<R> {
             carry: Vec::new(),
             next_line: 1,
             next_index: 0,
-            done: false,
             max: opts.max_line_bytes,
             block_bytes: opts.block_bytes.max(1),
         }
@@ -278,9 +276,7 @@ impl<R: BufRead> Reader<R> {
                 Err(e) => return self.fail(b, line_start, lines, e),
             };
             if buf.is_empty() {
-                self.done = true;
                 b.last = true;
-                self.next_line += lines + 1;
                 return;
             }
             let n = buf.len().min(want);
@@ -296,7 +292,6 @@ impl<R: BufRead> Reader<R> {
         b.data.truncate(line_start);
         b.io_error = Some(e);
         b.last = true;
-        self.done = true;
     }
 }
 
@@ -692,11 +687,6 @@ fn append_item(list: &mut Vec<u8>, item: &[u8]) {
 }
 
 impl Projection {
-    /// The fingerprint of the applied events.
-    pub fn fingerprint(&self) -> &str {
-        &self.fingerprint
-    }
-
     /// Write the canonical text of the `ReplayState` (`R-OUT-1`), the bytes
     /// `canonical::to_string(&state.to_json())` gives, without a newline.
     pub fn write_json(&self, w: &mut impl io::Write) -> io::Result<()> {
