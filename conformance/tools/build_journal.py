@@ -264,6 +264,8 @@ for name, ptext, rules, desc, tags in [
     ("surrogate-pair-escape", '{"a":"\\ud83d\\ude00"}', ["C-STR-3", "C-STR-2"], "a valid surrogate pair escape", ["unicode"]),
     ("escape-slash", '{"a":"\\/"}', ["C-STR-2"], "an escaped slash", []),
     ("all-literals", '{"t":true,"f":false,"n":null,"e":[],"o":{}}', ["C-LIT-1"], "true, false, null and empty containers", []),
+    # Literals as array elements: an array's writer steps from each element to the next.
+    ("literals-in-arrays", '{"a":[false,true,null,false],"b":[[false],[true],[null]]}', ["C-LIT-1"], "true, false and null as array elements", []),
 ]:
     data = prefix + with_payload_text(ptext, 1)
     valid("json", name, "A payload with %s is accepted." % desc, rules + ["F-FP-1"], data, tags=tags,
