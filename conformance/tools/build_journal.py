@@ -266,6 +266,7 @@ for name, ptext, rules, desc, tags in [
     ("all-literals", '{"t":true,"f":false,"n":null,"e":[],"o":{}}', ["C-LIT-1"], "true, false, null and empty containers", []),
     # Literals as array elements: an array's writer steps from each element to the next.
     ("literals-in-arrays", '{"a":[false,true,null,false],"b":[[false],[true],[null]]}', ["C-LIT-1"], "true, false and null as array elements", []),
+    ("escaped-strings-in-arrays", '{"a":["\\u00e9","x\\ny",["\\"q\\"",1]],"b":["\\/","\\t"]}', ["C-STR-1", "C-STR-2"], "strings with escapes as array elements", []),
 ]:
     data = prefix + with_payload_text(ptext, 1)
     valid("json", name, "A payload with %s is accepted." % desc, rules + ["F-FP-1"], data, tags=tags,
