@@ -482,6 +482,45 @@ fn plain_message(m: &Value) -> bool {
         }
 }
 
+/// Gate path 11, the `yoagent-0.26` fast path's parallel load: `tree inspect` reads an
+/// input of 1 MiB or more in chunks of whole lines, one reader per core
+/// (`fast::yoagent::load_shape`), which no vector is large enough to reach. Here every
+/// `tree_inspect` check of the dialect is answered by that load cut into 2, 3 and 4
+/// chunks, whatever the input's size, and judged against the vector's expectation.
+#[test]
+fn the_yoagent_chunked_load_answers_the_corpus() {
+    use journal_conformance::fast::yoagent::load_shape_chunked;
+    let (mut checked, mut wrong) = (0, Vec::new());
+    for case in vectors::load_embedded().unwrap() {
+        if case.profile != Profile::Yoagent026 {
+            continue;
+        }
+        for check in case
+            .checks
+            .iter()
+            .filter(|c| c.op == Operation::TreeInspect)
+        {
+            for chunks in 2..=4 {
+                let answer = match load_shape_chunked(&case.input, chunks) {
+                    Ok(shape) => Answer::Result(shape.inspect()),
+                    Err(e) => Answer::Error {
+                        code: e.code.as_str().to_owned(),
+                        line: e.line,
+                        sequence: e.sequence,
+                        index: e.index,
+                        message: e.message,
+                    },
+                };
+                checked += 1;
+                if let Some(m) = judge(&check.expect, &answer) {
+                    wrong.push(format!("{} ({chunks} chunks): {m:?}", case.id));
+                }
+            }
+        }
+    }
+    assert_all_right("chunked yoagent loads", checked, 1000, &wrong);
+}
+
 /// Whether `op` is one of the journal operations the fast path serves.
 fn cli_kind(op: &Operation) -> bool {
     matches!(
