@@ -58,7 +58,10 @@ else
   n=${MUTANTS_SHARDS:-200}
   k=$(( 0x$(git rev-parse 'HEAD^{tree}' | cut -c1-7) % n ))
   shard=${MUTANTS_SHARD:-$k/$n}
-  selection=(--shard "$shard")
+  # Round-robin: mutant i runs in shard i % N, so every shard holds some (cargo-mutants'
+  # default, consecutive slices of ceil(total/N), leaves the last shards empty: with about
+  # 2,000 mutants shards 182 to 199 held none, and a commit landing there checked nothing).
+  selection=(--shard "$shard" --sharding round-robin)
   echo "mutants-ci: shard $shard of the gated modules' mutants (${modules[*]})"
 fi
 
@@ -110,6 +113,12 @@ if [ "${#explained_files[@]}" -gt 0 ]; then
     echo "mutants-ci: remove the stale entries or update them to the mutant's current name" >&2
     exit 1
   fi
+fi
+# A shard that holds no mutant would check nothing and pass: refuse it.
+if [ "${selection[0]}" = --shard ] && [ -z "${MUTANTS_ARGS:-}" ]; then
+  count=$(cd "$out/tree" && cargo mutants --list "${file_args[@]}" "${selection[@]}" | wc -l) || exit 2
+  echo "mutants-ci: $count mutants in the shard"
+  [ "$count" -gt 0 ] || { echo "mutants-ci: the shard holds no mutant: it would check nothing" >&2; exit 2; }
 fi
 start=$(date +%s)
 (cd "$out/tree" && cargo mutants --in-place --no-shuffle --timeout "${MUTANTS_TIMEOUT:-120}" \
