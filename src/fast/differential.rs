@@ -130,8 +130,8 @@ fn differences_in(input: &[u8], profile: JournalProfile, pick: Option<u64>) -> V
     diffs
 }
 
-/// The fast path's speed contract, checked without a clock: the line numbers (1-based)
-/// of `input`'s lines that the oracle reads as events (wire, JSON, envelope, profile,
+/// The fast path's speed contract, checked without a clock: one message per line (named
+/// by its 1-based number) of `input`'s lines that the oracle reads as events (wire, JSON, envelope, profile,
 /// `R-TYPE-1`: `oracle_line`) but the fast line path declines, and of those it takes as
 /// not canonical although each is its own canonical text (`Tape::canonical` off where
 /// `canonical::to_string(json::parse(line))` is the line). A declined line is answered
@@ -145,9 +145,9 @@ pub fn not_taken(input: &[u8], profile: JournalProfile) -> Vec<String> {
     let mut found = Vec::new();
     for (i, bytes) in input.split(|b| *b == b'\n').enumerate() {
         let number = i as u64 + 1;
-        if super::oracle_line(number, bytes, profile).is_err() {
+        let Ok(event) = super::oracle_line(number, bytes, profile) else {
             continue;
-        }
+        };
         let mut block = super::Block::default();
         if worker
             .fast(bytes, &mut block, super::Mode::Replay, profile)
@@ -156,9 +156,7 @@ pub fn not_taken(input: &[u8], profile: JournalProfile) -> Vec<String> {
             found.push(format!("line {number}: declined, the oracle reads it"));
             continue;
         }
-        let text = std::str::from_utf8(bytes).expect("the oracle read it");
-        let value = crate::json::parse(text).expect("the oracle read it");
-        if canonical::to_string(&value).as_bytes() == bytes && !worker.tape.canonical {
+        if canonical::to_string(&event.value).as_bytes() == bytes && !worker.tape.canonical {
             found.push(format!(
                 "line {number}: canonical text not taken as canonical"
             ));
