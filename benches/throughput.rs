@@ -1208,6 +1208,10 @@ fn main() {
         let file = TempFile(path);
         let bytes = generate_trace(&file.0, n).expect("generate the journal");
         std::io::copy(&mut open(&file.0), &mut std::io::sink()).expect("warm the cache");
+        if let Some(keep) = std::env::var_os("JC_BENCH_KEEP") {
+            // A copy for profiling (`perf record`, callgrind) outside the benchmark.
+            std::fs::copy(&file.0, &keep).expect("copy the journal to JC_BENCH_KEEP");
+        }
         let printed = if n <= 1_000_000 {
             let mut printed = None;
             for &p in &profiles {

@@ -63,14 +63,35 @@ pub(crate) enum Tok {
     },
 }
 
+/// One key of an object, as sorted: its first 8 bytes as a big-endian word ([`word`]),
+/// its token, and its member's index in [`Tape::members`].
+#[derive(Clone, Copy, Debug)]
+struct Key {
+    word: u64,
+    tok: u32,
+    member: u32,
+}
+
+/// One object member's text, `input[start..end]` (from the key's opening quote to the
+/// value's last byte); `canonical` when it is what [`Tape::write`] writes for it.
+#[derive(Clone, Copy, Debug)]
+struct Member {
+    start: usize,
+    end: usize,
+    canonical: bool,
+}
+
 /// A reusable tape: parse line after line into the same buffers.
 #[derive(Default)]
 pub(crate) struct Tape {
     pub toks: Vec<Tok>,
     pub decoded: Vec<u8>,
-    /// Sorted keys of every object: (first 8 bytes as a big-endian word, key token).
-    order: Vec<(u64, usize)>,
-    keys: Vec<(u64, usize)>,
+    /// Sorted keys of every object.
+    order: Vec<Key>,
+    keys: Vec<Key>,
+    /// Every object member, in input order: where its text (`"key":value`) is and
+    /// whether that text is its own canonical form, so [`Tape::write`] copies it whole.
+    members: Vec<Member>,
     /// Whether the text parsed is its own canonical form (set by [`Tape::parse`]).
     pub canonical: bool,
     /// The input span of every object at depth 1 or 2 (the event and its members), as
@@ -154,6 +175,7 @@ impl Tape {
         self.decoded.clear();
         self.order.clear();
         self.keys.clear();
+        self.members.clear();
         self.spans.clear();
         self.canonical = true;
         let p = self.ws(s, 0);
@@ -219,22 +241,26 @@ impl Tape {
         };
         let keys = &self.order[order..order + members];
         let w = word(key);
-        let bytes = |k: usize| Self::key_bytes(&self.toks, &self.decoded, s, k);
+        let bytes = |k: u32| Self::key_bytes(&self.toks, &self.decoded, s, k as usize);
         if members <= SCAN_MEMBERS {
             // A small object (an event's envelope, its actor, provenance, redaction):
             // scan the words, then the few keys with the same word (they are adjacent:
             // keys are sorted by word first) for the one whose bytes are `key`.
-            let first = keys.iter().position(|&(kw, _)| kw == w)?;
+            let first = keys.iter().position(|k| k.word == w)?;
             return keys[first..]
                 .iter()
-                .take_while(|&&(kw, _)| kw == w)
-                .find(|&&(kw, k)| key_cmp(kw, bytes(k), w, key).is_eq())
-                .map(|&(_, k)| k + 1);
+                .take_while(|k| k.word == w)
+                .find(|k| key_cmp(k.word, bytes(k.tok), w, key).is_eq())
+                .map(|k| k.tok as usize + 1);
         }
         // The words decide most steps; a key's bytes are looked up only on a tie.
-        keys.binary_search_by(|&(kw, k)| kw.cmp(&w).then_with(|| key_cmp(kw, bytes(k), w, key)))
-            .ok()
-            .map(|i| keys[i].1 + 1)
+        keys.binary_search_by(|k| {
+            k.word
+                .cmp(&w)
+                .then_with(|| key_cmp(k.word, bytes(k.tok), w, key))
+        })
+        .ok()
+        .map(|i| keys[i].tok as usize + 1)
     }
 
     fn value(&mut self, s: &[u8], p: usize, depth: usize) -> Option<usize> {
@@ -310,16 +336,33 @@ impl Tape {
                 if s.get(p) != Some(&b'"') {
                     return None;
                 }
+                // The member's own canonical flag: the object's is the AND of its
+                // members' and its own (whitespace between members, key order).
+                let outer = std::mem::replace(&mut self.canonical, true);
+                // The member's slot is taken before its value's members are pushed.
+                let member = self.members.len();
+                self.members.push(Member {
+                    start: p,
+                    end: p,
+                    canonical: false,
+                });
                 let k = self.toks.len();
                 p = self.string(s, p)?;
-                self.keys
-                    .push((word(Self::key_bytes(&self.toks, &self.decoded, s, k)), k));
+                self.keys.push(Key {
+                    word: word(Self::key_bytes(&self.toks, &self.decoded, s, k)),
+                    tok: k as u32,
+                    member: member as u32,
+                });
                 p = self.ws(s, p);
                 if s.get(p) != Some(&b':') {
                     return None;
                 }
                 p = self.ws(s, p + 1);
                 p = self.value(s, p, depth)?;
+                let m = &mut self.members[member];
+                m.end = p;
+                m.canonical = self.canonical;
+                self.canonical &= outer;
                 p = self.ws(s, p);
                 match s.get(p)? {
                     b',' => p += 1,
@@ -334,9 +377,8 @@ impl Tape {
         // Sort this object's keys (C-KEY-1); equal neighbours are duplicates (C-KEY-2).
         let (toks, decoded) = (&self.toks, &self.decoded);
         let keys = &mut self.keys[base..];
-        let key = |t: usize| Self::key_bytes(toks, decoded, s, t);
-        let cmp =
-            |a: &(u64, usize), b: &(u64, usize)| a.0.cmp(&b.0).then_with(|| key(a.1).cmp(key(b.1)));
+        let key = |t: u32| Self::key_bytes(toks, decoded, s, t as usize);
+        let cmp = |a: &Key, b: &Key| a.word.cmp(&b.word).then_with(|| key(a.tok).cmp(key(b.tok)));
         if !keys.is_sorted_by(|a, b| cmp(a, b).is_lt()) {
             self.canonical = false;
             keys.sort_unstable_by(cmp);
@@ -586,9 +628,16 @@ impl Tape {
                 members,
             } => {
                 out.push(b'{');
-                for (n, &(_, k)) in self.order[order..order + members].iter().enumerate() {
+                for (n, key) in self.order[order..order + members].iter().enumerate() {
                     if n > 0 {
                         out.push(b',');
+                    }
+                    let k = key.tok as usize;
+                    let m = self.members[key.member as usize];
+                    if m.canonical && !(k..self.next(k + 1)).contains(&mark) {
+                        // Already canonical (and holding no marked token): copy it.
+                        out.extend_from_slice(&s[m.start..m.end]);
+                        continue;
                     }
                     self.write(s, k, out, mark, marked);
                     out.push(b':');
@@ -658,6 +707,22 @@ mod tests {
         out
     }
 
+    /// The members whose canonical flag is wrong: set when the member's text is not its
+    /// canonical form, or clear when it is. The oracle decides: `{MEMBER}` (a one-member
+    /// object, so key order plays no part) is canonical when `canonical::to_string` of
+    /// the strict parser's value gives it back. Empty when every flag is exact.
+    fn wrong_member_flags(tape: &Tape, s: &[u8]) -> Vec<String> {
+        let mut wrong = Vec::new();
+        for m in &tape.members {
+            let text = format!("{{{}}}", String::from_utf8_lossy(&s[m.start..m.end]));
+            let v = crate::json::parse(&text).expect("a member of a text the oracle reads");
+            if m.canonical != (crate::canonical::to_string(&v) == text) {
+                wrong.push(text);
+            }
+        }
+        wrong
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
         #[test]
@@ -682,6 +747,14 @@ mod tests {
             prop_assert!(tape.parse(&text).is_some());
             let out = written(&tape, &text);
             prop_assert_eq!(tape.canonical, out == text, "{}", String::from_utf8_lossy(&text));
+            // The written bytes (members copied where flagged) are the oracle's.
+            let parsed = crate::json::parse_bytes(&text).expect("the oracle reads it");
+            prop_assert_eq!(
+                String::from_utf8_lossy(&out),
+                crate::canonical::to_string(&parsed)
+            );
+            let wrong = wrong_member_flags(&tape, &text);
+            prop_assert!(wrong.is_empty(), "{:?} in {}", wrong, String::from_utf8_lossy(&text));
             if plain {
                 prop_assert!(tape.canonical);
             }
@@ -722,6 +795,10 @@ mod tests {
         for &(text, canonical) in cases {
             tape.parse(text.as_bytes()).expect(text);
             assert_eq!(tape.canonical, canonical, "{text}");
+            assert_eq!(
+                wrong_member_flags(&tape, text.as_bytes()),
+                Vec::<String>::new()
+            );
             assert_eq!(
                 written(&tape, text.as_bytes()) == text.as_bytes(),
                 canonical,
