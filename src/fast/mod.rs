@@ -181,20 +181,10 @@ impl Block {
     }
 }
 
-/// The index of the first `\n` in `s`, 8 bytes at a time.
+/// The index of the first `\n` in `s` (`memchr`'s SIMD search).
+#[inline]
 fn find_newline(s: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut i = 0;
-    while let Some(chunk) = s.get(i..i + 8) {
-        let w = u64::from_le_bytes(chunk.try_into().unwrap()) ^ (ONES * b'\n' as u64);
-        let hit = w.wrapping_sub(ONES) & !w & HIGH;
-        if hit != 0 {
-            return Some(i + (hit.trailing_zeros() / 8) as usize);
-        }
-        i += 8;
-    }
-    s[i..].iter().position(|&b| b == b'\n').map(|p| i + p)
+    memchr::memchr(b'\n', s)
 }
 
 fn too_long(line: u64, max: usize) -> io::Error {

@@ -379,7 +379,29 @@ impl Tape {
         let keys = &mut self.keys[base..];
         let key = |t: u32| Self::key_bytes(toks, decoded, s, t as usize);
         let cmp = |a: &Key, b: &Key| a.word.cmp(&b.word).then_with(|| key(a.tok).cmp(key(b.tok)));
-        if !keys.is_sorted_by(|a, b| cmp(a, b).is_lt()) {
+        if keys.len() <= SCAN_MEMBERS {
+            // An insertion sort: each key stops after the last key not above it, so a key
+            // equal to an earlier one stops right after it (sorted, equal keys are
+            // neighbours): a duplicate is found where it is inserted.
+            for i in 1..keys.len() {
+                let x = keys[i];
+                let mut j = i;
+                while j > 0 {
+                    match cmp(&keys[j - 1], &x) {
+                        std::cmp::Ordering::Greater => {
+                            keys[j] = keys[j - 1];
+                            j -= 1;
+                        }
+                        std::cmp::Ordering::Equal => return None,
+                        std::cmp::Ordering::Less => break,
+                    }
+                }
+                if j < i {
+                    keys[j] = x;
+                    self.canonical = false;
+                }
+            }
+        } else if !keys.is_sorted_by(|a, b| cmp(a, b).is_lt()) {
             self.canonical = false;
             keys.sort_unstable_by(cmp);
             if keys.windows(2).any(|w| cmp(&w[0], &w[1]).is_eq()) {
@@ -866,6 +888,42 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn objects_sort_their_keys_and_decline_duplicates(
+            keys in proptest::collection::vec(
+                prop_oneof![Just("a".to_string()), Just("ab".to_string()), key_text()],
+                0..40,
+            ),
+        ) {
+            // Both sorts (insertion up to SCAN_MEMBERS members, the library's above): the
+            // order is the keys' byte order, and a repeated key declines the text.
+            let mut text = vec![b'{'];
+            for (i, k) in keys.iter().enumerate() {
+                if i > 0 {
+                    text.push(b',');
+                }
+                crate::canonical::write_string(k, &mut text);
+                text.extend_from_slice(format!(":{i}").as_bytes());
+            }
+            text.push(b'}');
+            let shown = String::from_utf8_lossy(&text).into_owned();
+            let mut tape = Tape::default();
+            let unique: std::collections::BTreeSet<&String> = keys.iter().collect();
+            let parsed = tape.parse(&text);
+            prop_assert_eq!(parsed.is_some(), unique.len() == keys.len(), "{}", shown);
+            if parsed.is_some() {
+                let sorted: Vec<&[u8]> = tape
+                    .order
+                    .iter()
+                    .map(|k| tape.str_bytes(&text, k.tok as usize).unwrap())
+                    .collect();
+                let expected: Vec<&[u8]> = unique.iter().map(|k| k.as_bytes()).collect();
+                prop_assert_eq!(sorted, expected, "{}", shown);
+                // Keys written by the writer: canonical exactly when already in order.
+                prop_assert_eq!(tape.canonical, keys.windows(2).all(|w| w[0] < w[1]), "{}", shown);
+            }
+        }
+
         #[test]
         fn key_order_is_byte_order(
             a in proptest::collection::vec(prop_oneof![Just(0u8), Just(b'a'), any::<u8>()], 0..12),
