@@ -216,6 +216,7 @@ for name, ptext, code, rules, desc in [
     ("lone-low-surrogate", '{"a":"\\udc00"}', "lone_surrogate", ["C-STR-3"], "a lone low surrogate escape"),
     ("high-then-non-low", '{"a":"\\ud800\\u0041"}', "lone_surrogate", ["C-STR-3"], "a high surrogate followed by a non-surrogate escape"),
     ("reversed-pair", '{"a":"\\udc00\\ud800"}', "lone_surrogate", ["C-STR-3"], "a low surrogate before a high one"),
+    ("two-low-surrogates", '{"a":"\\udc00\\udc00"}', "lone_surrogate", ["C-STR-3"], "two low surrogate escapes (a parser that takes U+DC00 for a high surrogate pairs them)"),
     ("float-overflow", '{"a":1e400}', "number_out_of_range", ["C-NUM-6"], "a float that overflows to infinity"),
     ("float-overflow-negative", '{"a":-1.8e308}', "number_out_of_range", ["C-NUM-6"], "a negative float beyond the largest double"),
     ("int-4301-digits", '{"a":%s}' % ("9" * 4301), "number_out_of_range", ["C-NUM-3"], "an integer with 4301 digits"),
@@ -224,6 +225,24 @@ for name, ptext, code, rules, desc in [
     ("nesting-129-objects", '{"a":' * 128 + "1" + "}" * 128, "nesting_too_deep", ["C-DEPTH-1"], "129 nested objects (the event at depth 1, the payload at 2)"),
 ]:
     invalid("json", name, "A payload with %s is rejected." % desc, rules, prefix + with_payload_text(ptext, 1), err(code, 2))
+
+# A line cut short: every prefix of one event line that ends inside its payload (the payload
+# holds one token of every kind, escapes and an empty object and string) is invalid_json
+# (C-SYNTAX-1), as Python's json.loads says of each; a parser that reads past the end of
+# its input, or takes the end for a colon, a quote or the end of an escape, fails here.
+cut_payload = '{"s":"a\\u0041\\n\\\\","k":[1,-2.5e3,true,false,null,{},[]],"o":{"x":"","y":0}}'
+json.loads(cut_payload)
+cut_line = with_payload_text(cut_payload, 1).decode("ascii").rstrip("\n")
+cut_from = cut_line.index(cut_payload)
+for k in range(cut_from, len(cut_line)):
+    cut = cut_line[:k]
+    try:
+        json.loads(cut)
+        raise AssertionError("a prefix is a JSON text: %r" % cut)
+    except json.JSONDecodeError:
+        pass
+    invalid("json", "cut-at-%d" % k, "A line cut short after %d bytes (%r) is rejected." % (k, cut[-12:]),
+            ["C-SYNTAX-1"], prefix + (cut + "\n").encode("ascii"), err("invalid_json", 2))
 
 # Duplicate keys in a wide object, on both sides of the parser's switch from a linear look
 # at earlier members to a set (at 16 members): member j repeats member i's key. Python's
@@ -262,6 +281,8 @@ for name, ptext, rules, desc, tags in [
     ("minus-zero-int", '{"a":-0}', ["C-NUM-2"], "the integer -0, which is 0", []),
     ("float-underflow", '{"a":1e-400,"b":-1e-400}', ["C-NUM-4", "C-NUM-5"], "floats that underflow to zero", ["float"]),
     ("surrogate-pair-escape", '{"a":"\\ud83d\\ude00"}', ["C-STR-3", "C-STR-2"], "a valid surrogate pair escape", ["unicode"]),
+    ("surrogate-pair-first", '{"a":"\\ud800\\udc00"}', ["C-STR-3", "C-STR-2"], "the first surrogate pair (U+10000)", ["unicode"]),
+    ("surrogate-pair-last", '{"a":"\\udbff\\udfff"}', ["C-STR-3", "C-STR-2"], "the last surrogate pair (U+10FFFF)", ["unicode"]),
     ("escape-slash", '{"a":"\\/"}', ["C-STR-2"], "an escaped slash", []),
     ("all-literals", '{"t":true,"f":false,"n":null,"e":[],"o":{}}', ["C-LIT-1"], "true, false, null and empty containers", []),
     # Literals as array elements: an array's writer steps from each element to the next.
@@ -924,6 +945,7 @@ for name, ts, desc in [
     ("timestamp-apr-31", "2026-04-31T00:00:00Z", "April 31"),
     ("timestamp-month-13", "2026-13-01T00:00:00Z", "month 13"),
     ("timestamp-day-0", "2026-08-00T00:00:00Z", "day 0"),
+    ("timestamp-month-0", "2026-00-10T00:00:00Z", "month 0"),
     ("timestamp-year-dash-only", "2026x08-10T00:00:00Z", "a wrong first date separator"),
     ("timestamp-month-dash-only", "2026-08x10T00:00:00Z", "a wrong second date separator"),
     ("timestamp-hour-colon-only", "2026-08-10T00-00:00Z", "a wrong first time separator"),
@@ -938,7 +960,7 @@ for name, ts, desc in [
     ("timestamp-z-trailing", "2026-08-10T00:00:00Zz", "text after Z"),
 ]:
     calendar_only = name in ("timestamp-feb-29-1900", "timestamp-feb-29-2100", "timestamp-apr-31",
-                             "timestamp-month-13", "timestamp-day-0")
+                             "timestamp-month-13", "timestamp-day-0", "timestamp-month-0")
     assert not calendar_only or not real_date(ts), ts
     invalid("profile", name, "Under trace-0.1, %s is not an RFC 3339 date-time (%s)." % (desc, ts), ["P-TRACE-4"],
             lines([tev(0, timestamp=ts)]), err("profile_violation", 1, 0), profile=T)
@@ -1029,6 +1051,10 @@ for path in [("provenance", "model"), ("provenance", "provider"), ("redaction", 
 import calendar
 for year, months in [(2023, range(1, 13)), (2024, [2])]:
     for month in months:
+        if year == 2023:
+            # The first day of every month is a date (a check of `1 <= day` written `2 <=`).
+            valid("profile", "month-%d-%02d-first-day" % (year, month), "Under trace-0.1, %d-%02d-01 is a date." % (year, month),
+                  ["P-TRACE-4"], lines([tev(0, timestamp="%d-%02d-01T00:00:00Z" % (year, month))]), profile=T)
         last = calendar.monthrange(year, month)[1]
         valid("profile", "month-%d-%02d-last-day" % (year, month), "Under trace-0.1, %d-%02d-%02d is a date." % (year, month, last),
               ["P-TRACE-4"], lines([tev(0, timestamp="%d-%02d-%02dT00:00:00Z" % (year, month, last))]), profile=T)
@@ -1178,7 +1204,7 @@ DEPARTS_FROM_SEED = {
     "json/duplicate-key-wide-16-17", "json/duplicate-key-wide-16-23", "json/duplicate-key-wide-17-18",
     "json/duplicate-key-wide-0-23", "json/duplicate-key-wide-22-23",
     "json/float-overflow", "json/float-overflow-negative", "json/nesting-129", "json/nesting-129-objects", "json/nesting-100000",
-    "json/lone-high-surrogate", "json/lone-low-surrogate", "json/reversed-pair", "json/high-then-non-low",
+    "json/lone-high-surrogate", "json/lone-low-surrogate", "json/reversed-pair", "json/two-low-surrogates", "json/high-then-non-low",
     "json/nan", "json/infinity", "json/minus-infinity",
     # E-ENV-1: the seed's sequence check is a list comparison (1.0 == 1, True == 1) and it coerces with str();
     # it reads fields with .get() (a missing or empty id, type or parent is fine; a missing session or run
