@@ -179,6 +179,17 @@ case("batch-with-duplicate", "A duplicate inside a batch returns its original ac
 case("batch-stops-at-error", "The first rejected line stops the batch; earlier lines are kept.", ["S-BATCH-1", "J-SEQ-1"],
      empty, [("batch", [L[0], L[1], Bad(line(ev(3)), "sequence_gap", 3), L[2]]), ("append", L[2])])
 
+# A batch on an EMPTY journal: the batch's own earlier lines fix the session and run and
+# hold the ids its later lines name (J-SESSION-1, J-RUN-1, J-PARENT-1, J-ID-1); a store
+# that checks a batch only against the journal on disk accepts each of these.
+for name, bad, code, rule in [
+    ("batch-on-empty-mixed-session", line(ev(1, session="sess-2")), "mixed_session", "J-SESSION-1"),
+    ("batch-on-empty-mixed-run", line(ev(1, run="run-2")), "mixed_run", "J-RUN-1"),
+    ("batch-on-empty-unknown-parent", line(ev(1, parent="e9")), "unknown_parent", "J-PARENT-1"),
+]:
+    case(name, "On an empty journal, a batch whose second line breaks %s against its first line stops there; the first line is kept." % rule,
+         ["S-BATCH-1", rule], empty, [("batch", [L[0], Bad(bad, code, 2), L[1]]), ("replay",)])
+
 # --- recovery ------------------------------------------------------------------------------
 good = b"".join(l.encode() + b"\n" for l in L[:3])
 case("torn-tail-moved-aside", "An unterminated last line is moved aside on open and never acknowledged.", ["S-TORN-1", "S-RECOVER-1"],
