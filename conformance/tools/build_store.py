@@ -169,6 +169,12 @@ case("invalid-append-writes-nothing", "Rejected lines (gap, mixed session, malfo
              ("append", L[1])])
 case("newline-in-line", "An appended line must not contain a newline.", ["S-VALID-1"],
      empty, [("append", Bad(L[0] + "\n" + L[1], "invalid_json", 1)), ("append", L[0])])
+# The newline at either end: to a JSON parser it is whitespace, so a store that checks only
+# the parse (or only a newline between two bytes) writes a blank line into the journal.
+case("newline-first-in-line", "An appended line must not begin with a newline.", ["S-VALID-1"],
+     empty, [("append", Bad("\n" + L[0], "invalid_json", 1)), ("append", L[0])])
+case("newline-last-in-line", "An appended line must not end with a newline.", ["S-VALID-1"],
+     empty, [("append", Bad(L[0] + "\n", "invalid_json", 1)), ("append", L[0])])
 case("append-keeps-bytes", "The store writes the line exactly as given (spacing and escapes kept).", ["S-VALID-1"],
      empty, [("append", '{ "event_id" : "e0", "session_id":"s\\u0031", "sequence":0, "type":"t", "payload":{"k":"\\u00e9"}, "provenance":{"run_id":"r"} }')])
 
