@@ -292,9 +292,9 @@ for name, ptext, rules, desc, tags in [
     # canonical member is copied whole, so only these make the writer step through arrays
     # of every kind of element.
     ("every-element-kind-in-spaced-arrays", '{"a":[1.5, 2, -3, true, false, null, "x", "\\u00e9", {"d":1,"c":2}, [], [1.5, 0.25]]}',
-     ["C-NUM-4", "C-LIT-1", "C-STR-2", "C-KEY-1"], "an array of every kind of element with spaces between them", ["float"]),
+     ["C-NUM-4", "C-NUM-5", "C-LIT-1", "C-STR-2", "C-KEY-1"], "an array of every kind of element with spaces between them", ["float"]),
     ("every-element-kind-in-reordered-arrays", '{"z":0,"a":[[1.5,2,-3,true,false,null,"x","\\u00e9",{"d":1,"c":2},[],[0.25]],{"y":[0.5,1],"x":[true]}]}',
-     ["C-NUM-4", "C-LIT-1", "C-STR-2", "C-KEY-1"], "arrays of every kind of element in members whose keys are out of order", ["float"]),
+     ["C-NUM-4", "C-NUM-5", "C-LIT-1", "C-STR-2", "C-KEY-1"], "arrays of every kind of element in members whose keys are out of order", ["float"]),
 ]:
     data = prefix + with_payload_text(ptext, 1)
     valid("json", name, "A payload with %s is accepted." % desc, rules + ["F-FP-1"], data, tags=tags,
