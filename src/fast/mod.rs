@@ -231,12 +231,7 @@ impl<R: BufRead> Reader<R> {
             while let Some(p) = find_newline(&b.data[scanned..]) {
                 let nl = scanned + p;
                 if nl - line_start > self.max {
-                    return self.fail(
-                        b,
-                        line_start,
-                        lines,
-                        too_long(b.first_line + lines, self.max),
-                    );
+                    return self.fail(b, line_start, too_long(b.first_line + lines, self.max));
                 }
                 lines += 1;
                 line_start = nl + 1;
@@ -244,12 +239,7 @@ impl<R: BufRead> Reader<R> {
             }
             scanned = b.data.len();
             if b.data.len() - line_start > self.max {
-                return self.fail(
-                    b,
-                    line_start,
-                    lines,
-                    too_long(b.first_line + lines, self.max),
-                );
+                return self.fail(b, line_start, too_long(b.first_line + lines, self.max));
             }
             if b.data.len() >= self.block_bytes && lines > 0 {
                 break;
@@ -263,7 +253,7 @@ impl<R: BufRead> Reader<R> {
             let buf = match self.source.fill_buf() {
                 Ok(buf) => buf,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return self.fail(b, line_start, lines, e),
+                Err(e) => return self.fail(b, line_start, e),
             };
             if buf.is_empty() {
                 b.last = true;
@@ -278,7 +268,7 @@ impl<R: BufRead> Reader<R> {
         self.next_line += lines;
     }
 
-    fn fail(&mut self, b: &mut Block, line_start: usize, _lines: u64, e: io::Error) {
+    fn fail(&mut self, b: &mut Block, line_start: usize, e: io::Error) {
         b.data.truncate(line_start);
         b.io_error = Some(e);
         b.last = true;
