@@ -771,7 +771,6 @@ impl Consumer {
                 ))));
             } else {
                 // One probe sequence for J-ID-1 and the insertion after J-PARENT-1.
-                self.ids.reserve_one();
                 slot = self.ids.vacant(id);
                 if slot.is_none() {
                     Some(Violation::DuplicateEventId)
