@@ -49,8 +49,8 @@ fn push_len(arena: &mut Vec<u8>, mut n: usize) {
     arena.push(n as u8);
 }
 
-/// The id whose record starts at `at`, and where the next record starts.
-fn record(arena: &[u8], at: usize) -> (&[u8], usize) {
+/// The id whose record starts at `at`.
+fn record(arena: &[u8], at: usize) -> &[u8] {
     let mut len = 0usize;
     let mut shift = 0;
     let mut i = at;
@@ -59,7 +59,7 @@ fn record(arena: &[u8], at: usize) -> (&[u8], usize) {
         i += 1;
         len |= ((b & 0x7f) as usize) << shift;
         if b < 0x80 {
-            return (&arena[i..i + len], i + len);
+            return &arena[i..i + len];
         }
         shift += 7;
     }
@@ -81,13 +81,13 @@ impl IdSet {
     fn find(&self, id: &[u8], h: u64) -> bool {
         let arena = &self.arena;
         self.table
-            .find(h, |&at| record(arena, at as usize).0 == id)
+            .find(h, |&at| record(arena, at as usize) == id)
             .is_some()
     }
 
     pub fn contains(&self, id: &[u8]) -> bool {
         if let Some(at) = self.last {
-            if record(&self.arena, at).0 == id {
+            if record(&self.arena, at) == id {
                 return true;
             }
         }
@@ -109,7 +109,7 @@ impl IdSet {
         self.arena.extend_from_slice(id);
         let arena = &self.arena;
         self.table
-            .insert_unique(h, start as u32, |&at| hash(record(arena, at as usize).0));
+            .insert_unique(h, start as u32, |&at| hash(record(arena, at as usize)));
     }
 }
 
