@@ -770,7 +770,7 @@ impl Consumer {
                     ids::MAX_START + 1
                 ))));
             } else {
-                // One probe sequence for J-ID-1 and the insertion after J-PARENT-1.
+                // J-ID-1: one lookup; the insertion after J-PARENT-1 reuses its hash.
                 slot = self.ids.vacant(id);
                 if slot.is_none() {
                     Some(Violation::DuplicateEventId)
