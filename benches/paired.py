@@ -31,7 +31,7 @@ def main():
             for b in bins:
                 before = resource.getrusage(resource.RUSAGE_CHILDREN)
                 t0 = time.perf_counter()
-                subprocess.run([b] + c + [path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                subprocess.run([b] + c + [path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
                 wall = time.perf_counter() - t0
                 after = resource.getrusage(resource.RUSAGE_CHILDREN)
                 cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime

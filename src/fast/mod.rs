@@ -755,7 +755,7 @@ impl Consumer {
         for ev in &b.events {
             let aux = &b.aux;
             let id = &aux[ev.event_id.clone()];
-            let mut slot = None;
+            let mut free = None;
             let problem = if ev.sequence != Some(self.count) {
                 Some(Violation::SequenceGap)
             } else if self.count > 0 && aux[ev.session_id.clone()] != self.session[..] {
@@ -771,8 +771,8 @@ impl Consumer {
                 ))));
             } else {
                 // J-ID-1: one lookup; the insertion after J-PARENT-1 reuses its hash.
-                slot = self.ids.vacant(id);
-                if slot.is_none() {
+                free = self.ids.vacant(id);
+                if free.is_none() {
                     Some(Violation::DuplicateEventId)
                 } else if ev
                     .parent
@@ -791,7 +791,7 @@ impl Consumer {
                 self.session = aux[ev.session_id.clone()].to_vec();
                 self.run = aux[ev.run_id.clone()].to_vec();
             }
-            self.ids.insert_at(slot.expect("checked above"), id);
+            self.ids.insert_at(free.expect("checked above"), id);
             if (self.count as i64) <= self.limit {
                 if self.mode.canonical() {
                     let mut canon = ev.canon.clone();
