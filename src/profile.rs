@@ -42,7 +42,7 @@ pub const TRACE_TYPES: &[&str] = &[
     "error",
 ];
 
-const TOP: &[&str] = &[
+const TOP: [&str; 12] = [
     "trace_version",
     "event_id",
     "session_id",
@@ -82,12 +82,11 @@ fn violation(pointer: &str, msg: impl std::fmt::Display) -> Error {
 pub(crate) trait Node<'a>: Copy {
     /// The kind's name, as [`Value::kind`] gives it (for messages).
     fn kind(self) -> &'static str;
-    /// Member `key` of an object (`None` for anything else).
-    fn get(self, key: &str) -> Option<Self>;
     fn as_str(self) -> Option<&'a str>;
     fn is_object(self) -> bool;
-    /// An object's member names (UTF-8 bytes) in input order (none for anything else).
-    fn keys(self) -> impl Iterator<Item = &'a [u8]>;
+    /// An object's members (names as UTF-8 bytes, and values) in input order (none for
+    /// anything else).
+    fn members(self) -> impl Iterator<Item = (&'a [u8], Self)>;
     /// An array's items (`None` for anything else).
     fn items(self) -> Option<Vec<Self>>;
     /// An integer's literal as the oracle keeps it (`-0` is `0`).
@@ -100,20 +99,17 @@ impl<'a> Node<'a> for &'a Value {
     fn kind(self) -> &'static str {
         Value::kind(self)
     }
-    fn get(self, key: &str) -> Option<Self> {
-        Value::get(self, key)
-    }
     fn as_str(self) -> Option<&'a str> {
         Value::as_str(self)
     }
     fn is_object(self) -> bool {
         matches!(self, Value::Object(_))
     }
-    fn keys(self) -> impl Iterator<Item = &'a [u8]> {
+    fn members(self) -> impl Iterator<Item = (&'a [u8], Self)> {
         self.as_object()
             .unwrap_or(&[])
             .iter()
-            .map(|(k, _)| k.as_bytes())
+            .map(|(k, v)| (k.as_bytes(), v))
     }
     fn items(self) -> Option<Vec<Self>> {
         self.as_array().map(|a| a.iter().collect())
@@ -132,33 +128,28 @@ impl<'a> Node<'a> for &'a Value {
     }
 }
 
-/// Members of `obj` must be among `allowed`; the first `required` of them must exist.
-/// The first missing one (in `allowed`'s order) is reported before the first member not
-/// allowed (in input order). One pass over the members: an object's names are unique
-/// (C-KEY-2), so when as many of them as `required` are among the first `required`
-/// names, none of those is missing.
-fn closed<'a, N: Node<'a>>(
+/// The members of `obj` named in `allowed`, by their place in `allowed`. Every member must
+/// be named there, and the first `required` names must be present: the first missing one
+/// (in `allowed`'s order) is reported before the first member not allowed (in input
+/// order). One pass over the members, which answers every later lookup too: an object's
+/// names are unique (C-KEY-2).
+fn closed<'a, N: Node<'a>, const K: usize>(
     obj: N,
     ptr: &str,
-    allowed: &[&str],
+    allowed: &[&str; K],
     required: usize,
-) -> Result<(), Error> {
-    let mut present = 0;
+) -> Result<[Option<N>; K], Error> {
+    let mut found = [None; K];
     let mut stranger = None;
-    for k in obj.keys() {
+    for (k, v) in obj.members() {
         match allowed.iter().position(|a| a.as_bytes() == k) {
-            Some(i) if i < required => present += 1,
-            Some(_) => {}
+            Some(i) => found[i] = Some(v),
             None => stranger = stranger.or(Some(k)),
         }
     }
-    if present < required {
-        let name = allowed[..required]
-            .iter()
-            .find(|name| obj.get(name).is_none())
-            .expect("a required name is missing");
+    if let Some(i) = found[..required].iter().position(Option::is_none) {
         return Err(violation(
-            &format!("{ptr}/{name}"),
+            &format!("{ptr}/{}", allowed[i]),
             "required field is missing",
         ));
     }
@@ -167,7 +158,7 @@ fn closed<'a, N: Node<'a>>(
             &format!("{ptr}/{}", String::from_utf8_lossy(k)),
             "field is not allowed by trace-0.1",
         )),
-        None => Ok(()),
+        None => Ok(found),
     }
 }
 
@@ -280,9 +271,11 @@ pub fn check_trace01(ev: &Value) -> Result<(), Error> {
 /// [`check_trace01`] on any [`Node`]: the oracle's value or the fast path's tape.
 pub(crate) fn check<'a, N: Node<'a>>(ev: N) -> Result<(), Error> {
     // P-TRACE-1: required and closed top-level fields.
-    closed(ev, "", TOP, TOP_REQUIRED)?;
+    let [trace_version, _, _, sequence, timestamp, kind, actor, _, provenance, redaction, duration, _] =
+        closed(ev, "", &TOP, TOP_REQUIRED)?;
+    let required = |v: Option<N>| v.expect("closed() checked the required members");
     // P-TRACE-2: trace_version.
-    let tv = string(ev.get("trace_version").unwrap(), "/trace_version", false)?;
+    let tv = string(required(trace_version), "/trace_version", false)?;
     if tv != "0.1.0" {
         return Err(violation(
             "/trace_version",
@@ -290,13 +283,13 @@ pub(crate) fn check<'a, N: Node<'a>>(ev: N) -> Result<(), Error> {
         ));
     }
     // P-TRACE-3: sequence minimum 0.
-    if let Some(s) = ev.get("sequence").and_then(|v| v.int_text()) {
+    if let Some(s) = sequence.and_then(|v| v.int_text()) {
         if s.starts_with('-') {
             return Err(violation("/sequence", "must be >= 0"));
         }
     }
     // P-TRACE-4: timestamp is an RFC 3339 date-time.
-    let ts = string(ev.get("timestamp").unwrap(), "/timestamp", false)?;
+    let ts = string(required(timestamp), "/timestamp", false)?;
     if !is_rfc3339(ts) {
         return Err(violation(
             "/timestamp",
@@ -304,24 +297,24 @@ pub(crate) fn check<'a, N: Node<'a>>(ev: N) -> Result<(), Error> {
         ));
     }
     // P-TRACE-5: type enum.
-    one_of(ev.get("type").unwrap(), "/type", TRACE_TYPES)?;
+    one_of(required(kind), "/type", TRACE_TYPES)?;
     // P-TRACE-6: actor.
-    check_actor(ev)?;
+    check_actor(required(actor))?;
     // P-TRACE-7: provenance.
-    check_provenance(ev.get("provenance").unwrap())?;
+    check_provenance(required(provenance))?;
     // P-TRACE-8: redaction.
-    check_redaction(ev)?;
+    check_redaction(required(redaction))?;
     // P-TRACE-9: duration_ms is a number >= 0.
-    check_duration(ev)
+    check_duration(duration)
 }
 
 /// `P-TRACE-6`: `actor`, a closed object with a `kind` of the enum and a non-empty `id`.
-fn check_actor<'a, N: Node<'a>>(ev: N) -> Result<(), Error> {
-    let actor = object(ev.get("actor").unwrap(), "/actor")?;
-    closed(actor, "/actor", &["kind", "id", "parent_id"], 2)?;
-    one_of(actor.get("kind").unwrap(), "/actor/kind", ACTOR_KINDS)?;
-    string(actor.get("id").unwrap(), "/actor/id", true)?;
-    if let Some(p) = actor.get("parent_id") {
+fn check_actor<'a, N: Node<'a>>(actor: N) -> Result<(), Error> {
+    let actor = object(actor, "/actor")?;
+    let [kind, id, parent] = closed(actor, "/actor", &["kind", "id", "parent_id"], 2)?;
+    one_of(kind.expect("required"), "/actor/kind", ACTOR_KINDS)?;
+    string(id.expect("required"), "/actor/id", true)?;
+    if let Some(p) = parent {
         string(p, "/actor/parent_id", true)?;
     }
     Ok(())
@@ -330,7 +323,7 @@ fn check_actor<'a, N: Node<'a>>(ev: N) -> Result<(), Error> {
 /// `P-TRACE-7`: `provenance`, a closed object: stable agent and experiment ids, a
 /// snapshot, a surface, a harness mode of the enum, optional model and provider.
 fn check_provenance<'a, N: Node<'a>>(prov: N) -> Result<(), Error> {
-    closed(
+    let [agent, snapshot, surface, mode, _run, experiment, model, provider] = closed(
         prov,
         "/provenance",
         &[
@@ -345,11 +338,11 @@ fn check_provenance<'a, N: Node<'a>>(prov: N) -> Result<(), Error> {
         ],
         5,
     )?;
-    for (field, ptr) in [
-        ("agent_id", "/provenance/agent_id"),
-        ("experiment_id", "/provenance/experiment_id"),
+    for (v, ptr) in [
+        (agent, "/provenance/agent_id"),
+        (experiment, "/provenance/experiment_id"),
     ] {
-        if let Some(v) = prov.get(field) {
+        if let Some(v) = v {
             let s = string(v, ptr, false)?;
             if !is_stable_id(s) {
                 return Err(violation(
@@ -359,22 +352,18 @@ fn check_provenance<'a, N: Node<'a>>(prov: N) -> Result<(), Error> {
             }
         }
     }
-    string(
-        prov.get("snapshot_id").unwrap(),
-        "/provenance/snapshot_id",
-        true,
-    )?;
-    string(prov.get("surface").unwrap(), "/provenance/surface", true)?;
+    string(snapshot.expect("required"), "/provenance/snapshot_id", true)?;
+    string(surface.expect("required"), "/provenance/surface", true)?;
     one_of(
-        prov.get("harness_mode").unwrap(),
+        mode.expect("required"),
         "/provenance/harness_mode",
         HARNESS_MODES,
     )?;
-    for (field, ptr) in [
-        ("model", "/provenance/model"),
-        ("provider", "/provenance/provider"),
+    for (v, ptr) in [
+        (model, "/provenance/model"),
+        (provider, "/provenance/provider"),
     ] {
-        if let Some(v) = prov.get(field) {
+        if let Some(v) = v {
             string(v, ptr, false)?;
         }
     }
@@ -383,15 +372,15 @@ fn check_provenance<'a, N: Node<'a>>(prov: N) -> Result<(), Error> {
 
 /// `P-TRACE-8`: `redaction`, a closed object: a status of the enum, unique non-empty
 /// field names, optional notes.
-fn check_redaction<'a, N: Node<'a>>(ev: N) -> Result<(), Error> {
-    let red = object(ev.get("redaction").unwrap(), "/redaction")?;
-    closed(red, "/redaction", &["status", "fields", "notes"], 2)?;
+fn check_redaction<'a, N: Node<'a>>(red: N) -> Result<(), Error> {
+    let red = object(red, "/redaction")?;
+    let [status, fields, notes] = closed(red, "/redaction", &["status", "fields", "notes"], 2)?;
     one_of(
-        red.get("status").unwrap(),
+        status.expect("required"),
         "/redaction/status",
         REDACTION_STATUS,
     )?;
-    let fields = red.get("fields").unwrap();
+    let fields = fields.expect("required");
     let items = fields.items().ok_or_else(|| {
         violation(
             "/redaction/fields",
@@ -407,15 +396,15 @@ fn check_redaction<'a, N: Node<'a>>(ev: N) -> Result<(), Error> {
             ));
         }
     }
-    if let Some(n) = red.get("notes") {
+    if let Some(n) = notes {
         string(n, "/redaction/notes", false)?;
     }
     Ok(())
 }
 
 /// `P-TRACE-9`: `duration_ms`, when present, is a number >= 0.
-fn check_duration<'a, N: Node<'a>>(ev: N) -> Result<(), Error> {
-    if let Some(d) = ev.get("duration_ms") {
+fn check_duration<'a, N: Node<'a>>(duration: Option<N>) -> Result<(), Error> {
+    if let Some(d) = duration {
         let negative = match (d.int_text(), d.float()) {
             (Some(s), _) => s.starts_with('-'),
             (None, Some(f)) => f < 0.0,

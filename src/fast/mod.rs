@@ -522,18 +522,13 @@ impl<'a> crate::profile::Node<'a> for TapeNode<'a> {
             Tok::Object { .. } => "object",
         }
     }
-    fn get(self, key: &str) -> Option<Self> {
-        self.tape
-            .get(self.line.as_bytes(), self.tok, key.as_bytes())
-            .map(|v| self.at(v))
-    }
     fn as_str(self) -> Option<&'a str> {
         self.text(self.tok)
     }
     fn is_object(self) -> bool {
         matches!(self.tape.toks[self.tok], Tok::Object { .. })
     }
-    fn keys(self) -> impl Iterator<Item = &'a [u8]> {
+    fn members(self) -> impl Iterator<Item = (&'a [u8], Self)> {
         // An object's tokens are its members in input order: key, value subtree, ...
         let end = match self.tape.toks[self.tok] {
             Tok::Object { end, .. } => end,
@@ -544,9 +539,8 @@ impl<'a> crate::profile::Node<'a> for TapeNode<'a> {
             (i < end).then(|| {
                 let key = i;
                 i = self.tape.next(key + 1);
-                self.tape
-                    .str_bytes(self.line.as_bytes(), key)
-                    .unwrap_or_default()
+                let name = self.tape.str_bytes(self.line.as_bytes(), key);
+                (name.unwrap_or_default(), self.at(key + 1))
             })
         })
     }
