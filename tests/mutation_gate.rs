@@ -27,6 +27,9 @@
 //!   answered right by the slow path, so a fast path that declines too much is otherwise
 //!   invisible).
 //!
+//! - the line bound of SPEC.md 16.5 (an implementation limit no vector may depend on),
+//!   with `--max-line-bytes` at and one below each input's longest line, measured here.
+//!
 //! Every expected value is the corpus's own (SPEC-derived, see conformance/README.md); this
 //! file adds none. What it adds are inputs made from the corpus's (a checkpoint of a
 //! journal's first half, spoiled checkpoints), whose expectation is SPEC's text: K-REPLAY-1
@@ -186,6 +189,16 @@ fn assert_all_right(what: &str, checked: usize, at_least: usize, wrong: &[String
 
 /// Run one journal check through the command line; `None` when the check is not one.
 fn cli_answer(dir: &Path, case: &Case, op: &Operation) -> Option<(Vec<String>, Answer)> {
+    cli_answer_with(dir, case, op, &[])
+}
+
+/// [`cli_answer`] with `extra` options (`--max-line-bytes N`) before the file.
+fn cli_answer_with(
+    dir: &Path,
+    case: &Case,
+    op: &Operation,
+    extra: &[String],
+) -> Option<(Vec<String>, Answer)> {
     let profile = journal_profile(case.profile)?;
     let file = dir.join("j.jsonl");
     std::fs::write(&file, &case.input).unwrap();
@@ -215,7 +228,9 @@ fn cli_answer(dir: &Path, case: &Case, op: &Operation) -> Option<(Vec<String>, A
         ],
         _ => return None,
     };
-    args.extend(["--profile".into(), profile.into(), f.clone()]);
+    args.extend(["--profile".into(), profile.into()]);
+    args.extend_from_slice(extra);
+    args.push(f.clone());
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
     let out = run(&argv);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -282,6 +297,153 @@ fn the_command_line_answers_the_corpus() {
         }
     }
     assert_all_right("command-line checks", checked, 300, &wrong);
+}
+
+/// The longest line of `input` (bytes between `\n`s; a `\r` counts, SPEC.md 16.5) and the
+/// number of the first line that long; `None` when every line is empty.
+fn longest_line(input: &[u8]) -> Option<(usize, u64)> {
+    let body = input.strip_suffix(b"\n").unwrap_or(input);
+    let (mut best, mut at) = (0, 0);
+    for (i, line) in body.split(|&b| b == b'\n').enumerate() {
+        if line.len() > best {
+            (best, at) = (line.len(), i as u64 + 1);
+        }
+    }
+    (best > 0).then_some((best, at))
+}
+
+/// Whether a command run with `--max-line-bytes` one below the longest line (`L`, first at
+/// line `N`) fails with SPEC.md 16.5's `FILE: line N is longer than L-1 bytes`, exit 2,
+/// rather than as the vector says; `None` when SPEC.md does not order the two.
+/// - A journal or a tree file in the generic format is read and checked a line at a time,
+///   and the bound is "raised once the limit is buffered and never later": the vector's
+///   error wins when it is located before line `N`.
+/// - The `yoagent-0.26` dialect reads the whole file, through the same bounded reader,
+///   before it parses any of it: the bound always wins.
+/// - A `canonical` document's W-UTF8-1 is over the whole input (O-CANON-1) and read a
+///   chunk at a time: SPEC.md does not order an invalid byte and the bound within one
+///   read, so an `invalid_utf8` vector is not run at `L - 1`. Its other errors are
+///   found once the document is read: the bound wins.
+fn bound_wins(op: &Operation, profile: Profile, expect: &Expect, n: u64) -> Option<bool> {
+    match (op, expect) {
+        (Operation::Canonical, Expect::Error { codes, .. })
+            if codes.iter().any(|c| c == "invalid_utf8") =>
+        {
+            None
+        }
+        (Operation::Canonical, _) => Some(true),
+        (Operation::TreeInspect, _) if profile == Profile::Yoagent026 => Some(true),
+        (_, Expect::Error { line: Some(k), .. }) => Some(*k >= n),
+        _ => Some(true),
+    }
+}
+
+/// Whether `out` is the line bound's failure at line `n` of `f`, for a bound of `max`.
+fn is_line_bound(out: &Output, f: &str, n: u64, max: usize) -> bool {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    out.status.code() == Some(2)
+        && stderr.contains(&format!("{f}: line {n} is longer than {max} bytes"))
+}
+
+/// Gate path 12, the line bound (SPEC.md 16.5: an implementation limit, which no vector
+/// may depend on), checked from the corpus's own bytes: every journal check of the
+/// hand-written groups and the golden traces (`validate --json` on the fast path, `branch`
+/// on the oracle's line reader), every `canonical` check (the streaming document reader)
+/// and every 16th `tree_inspect` check in both dialects, run with `--max-line-bytes` at the
+/// input's longest line `L`, answer as the vector says; with `L - 1`, they fail at the
+/// first line that long, unless the vector's error comes before it. The expectation is the
+/// vector's and SPEC.md 16.5's text, the bound is measured by this test.
+#[test]
+fn the_line_bound_holds_at_the_longest_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut checked, mut tree_seen) = (0, 0);
+    let mut wrong = Vec::new();
+    for case in cli_cases() {
+        let Some((longest, first)) = longest_line(&case.input) else {
+            continue;
+        };
+        for check in &case.checks {
+            let doc_args: Option<Vec<&str>> = match (&check.op, case.profile) {
+                (Operation::Validate | Operation::Branch { .. }, _) => None,
+                (Operation::Canonical, _) => Some(vec!["canonical"]),
+                (Operation::TreeInspect, Profile::Core) => {
+                    Some(vec!["tree", "inspect", "--profile", "core"])
+                }
+                (Operation::TreeInspect, Profile::Yoagent026) => {
+                    Some(vec!["tree", "inspect", "--profile", "yoagent-0.26"])
+                }
+                _ => continue,
+            };
+            if check.op == Operation::TreeInspect {
+                tree_seen += 1;
+                if tree_seen % 16 != 1 {
+                    continue;
+                }
+            }
+            // `--max-line-bytes` takes 1 and more.
+            let below =
+                bound_wins(&check.op, case.profile, &check.expect, first).filter(|_| longest > 1);
+            let maxes = match below {
+                Some(_) => vec![longest, longest - 1],
+                None => vec![longest],
+            };
+            for max in maxes {
+                let extra = ["--max-line-bytes".to_owned(), max.to_string()];
+                let at_bound = max < longest;
+                let (args, answer, out, f) = match &doc_args {
+                    None => {
+                        if case.profile == Profile::Yoagent026 {
+                            break;
+                        }
+                        let Some((args, answer)) =
+                            cli_answer_with(dir.path(), &case, &check.op, &extra)
+                        else {
+                            break;
+                        };
+                        // cli_answer_with ran the command; run it again for its status
+                        // and stderr, which the answer does not keep.
+                        let f = dir.path().join("j.jsonl").to_str().unwrap().to_owned();
+                        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+                        (args.clone(), answer, run(&argv), f)
+                    }
+                    Some(cmd) => {
+                        let file = dir.path().join("d.json");
+                        std::fs::write(&file, &case.input).unwrap();
+                        let f = file.to_str().unwrap().to_owned();
+                        let mut argv = cmd.clone();
+                        argv.extend(extra.iter().map(String::as_str));
+                        argv.push(&f);
+                        let out = run(&argv);
+                        let answer = command_answer(&out, &f, |stdout| match check.op {
+                            Operation::Canonical => Answer::Result(Value::from(
+                                stdout.strip_suffix('\n').unwrap_or(stdout).to_owned(),
+                            )),
+                            _ => json::parse(stdout.trim_end())
+                                .map(Answer::Result)
+                                .unwrap_or_else(|e| {
+                                    Answer::Result(Value::from(format!("not JSON: {e}")))
+                                }),
+                        });
+                        (argv.iter().map(|a| a.to_string()).collect(), answer, out, f)
+                    }
+                };
+                checked += 1;
+                if at_bound && below == Some(true) {
+                    if !is_line_bound(&out, &f, first, max) {
+                        wrong.push(format!(
+                            "{} ({args:?}): want the line bound at line {first}, got exit {:?}: {}",
+                            case.id,
+                            out.status.code(),
+                            String::from_utf8_lossy(&out.stderr)
+                        ));
+                    }
+                } else if let Some(m) = judge(&check.expect, &answer) {
+                    wrong.push(format!("{} ({args:?}): {m:?}", case.id));
+                }
+            }
+        }
+    }
+    assert_all_right("line-bound checks", checked, 1000, &wrong);
 }
 
 /// Gate path 9, the fast path's speed contract (`fast::not_taken`): every journal line of
