@@ -227,12 +227,12 @@ impl<R: BufRead> Reader<R> {
         let mut lines = 0u64;
         let mut scanned = 0;
         loop {
-            // Complete lines in the new bytes, each bounded.
+            // Complete lines in the new bytes. None is over the bound: a read takes at
+            // most `max + 1` bytes of the line it starts in (below), so a line over the
+            // bound is always seen as the partial line, after this loop.
             while let Some(p) = find_newline(&b.data[scanned..]) {
                 let nl = scanned + p;
-                if nl - line_start > self.max {
-                    return self.fail(b, line_start, too_long(b.first_line + lines, self.max));
-                }
+                debug_assert!(nl - line_start <= self.max, "reads stop at the line bound");
                 lines += 1;
                 line_start = nl + 1;
                 scanned = nl + 1;
@@ -246,8 +246,10 @@ impl<R: BufRead> Reader<R> {
             }
             let partial = b.data.len() - line_start;
             // Read up to the block's size (at least 4 KiB, so a long line is read in few
-            // steps), never more than the line bound allows: a block's buffers stay near
-            // `block_bytes`, which bounds the memory of the blocks in flight.
+            // steps), never more than the line bound allows: at most `max + 1` bytes of
+            // the partial line, so its bound is the one test above; and a block's
+            // buffers stay near `block_bytes`, which bounds the memory of the blocks in
+            // flight.
             let room = self.block_bytes.saturating_sub(b.data.len()).max(4 << 10);
             let want = room.min(64 << 10).min(self.max + 1 - partial).max(1);
             let buf = match self.source.fill_buf() {
