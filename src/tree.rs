@@ -816,8 +816,7 @@ pub fn render(tree: &Tree) -> String {
         .filter(|&i| tree.parents[i].is_none())
         .collect();
     let mut stack: Vec<(usize, String, String)> = Vec::new();
-    for (n, &r) in roots.iter().enumerate().rev() {
-        let _ = n;
+    for &r in roots.iter().rev() {
         stack.push((r, String::new(), String::new()));
     }
     while let Some((i, own, rest)) = stack.pop() {

@@ -27,6 +27,7 @@
 //!   answered right by the slow path, so a fast path that declines too much is otherwise
 //!   invisible).
 //!
+//! - `tree show`'s drawing, derived from the vector's expected children and head;
 //! - the line bound of SPEC.md 16.5 (an implementation limit no vector may depend on),
 //!   with `--max-line-bytes` at and one below each input's longest line, measured here.
 //!
@@ -642,6 +643,131 @@ fn plain_message(m: &Value) -> bool {
             }
             _ => false,
         }
+}
+
+/// The drawing `tree show` prints for a tree (the format `tree::render`'s doc states: one
+/// line per entry in depth-first file order; a chain of only children stays in one column,
+/// a fork indents each branch with `├─ ` or, for the last, `└─ `, and what follows a branch
+/// under a fork goes on below `│  ` or `   `; the head is marked ` (head)`, a label
+/// ` [label]`), up to the two spaces before the entry's message, which is not compared.
+/// Built from the vector's expected `children` and `head` and the ids and labels of the
+/// input's lines; `None` when a line is not a JSON object with a string `id`.
+fn expected_drawing(input: &[u8], inspect: &Value) -> Option<Vec<String>> {
+    let mut ids = Vec::new();
+    let mut labels = std::collections::HashMap::new();
+    for line in std::str::from_utf8(input).ok()?.split('\n') {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v = json::parse(line).ok()?;
+        let id = v.get("id")?.as_str()?.to_owned();
+        if let Some(l) = v.get("label").and_then(Value::as_str) {
+            labels.insert(id.clone(), l.to_owned());
+        }
+        ids.push(id);
+    }
+    let children = inspect.get("children")?.as_object()?;
+    let kids = |id: &str| -> Vec<String> {
+        children
+            .iter()
+            .find(|(k, _)| k == id)
+            .and_then(|(_, v)| v.as_array())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|c| c.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let is_child: std::collections::HashSet<String> = ids.iter().flat_map(|id| kids(id)).collect();
+    let head = inspect.get("head").and_then(Value::as_str);
+    let mut out = Vec::new();
+    let mut stack: Vec<(String, String, String)> = ids
+        .iter()
+        .filter(|id| !is_child.contains(*id))
+        .rev()
+        .map(|id| (id.clone(), String::new(), String::new()))
+        .collect();
+    while let Some((id, own, rest)) = stack.pop() {
+        let mut line = format!("{own}{id}");
+        if let Some(l) = labels.get(&id) {
+            line.push_str(&format!(" [{l}]"));
+        }
+        if head == Some(id.as_str()) {
+            line.push_str(" (head)");
+        }
+        line.push_str("  ");
+        out.push(line);
+        let k = kids(&id);
+        if k.len() == 1 {
+            stack.push((k[0].clone(), rest.clone(), rest));
+        } else {
+            for (n, c) in k.iter().enumerate().rev() {
+                let last = n + 1 == k.len();
+                let mark = if last { "└─ " } else { "├─ " };
+                let cont = if last { "   " } else { "│  " };
+                stack.push((c.clone(), format!("{rest}{mark}"), format!("{rest}{cont}")));
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Gate path 13, `tree show` (the drawing for people, which no operation of the protocol
+/// answers): on every 4th `tree_inspect` check with a result, in both dialects, each line
+/// the command prints begins with the line [`expected_drawing`] derives from the vector's
+/// expected `children` and `head` and the input's ids and labels, and there is one line
+/// per entry.
+#[test]
+fn the_tree_show_command_draws_the_corpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.jsonl");
+    let f = file.to_str().unwrap().to_owned();
+    let (mut seen, mut checked) = (0, 0);
+    let mut wrong = Vec::new();
+    for case in cli_cases() {
+        let profile = match case.profile {
+            Profile::Core => "core",
+            Profile::Yoagent026 => "yoagent-0.26",
+            Profile::Trace01 => continue,
+        };
+        for check in case
+            .checks
+            .iter()
+            .filter(|c| c.op == Operation::TreeInspect)
+        {
+            let Expect::Result { value, .. } = &check.expect else {
+                continue;
+            };
+            let Some(want) = expected_drawing(&case.input, value) else {
+                continue;
+            };
+            seen += 1;
+            if seen % 4 != 1 {
+                continue;
+            }
+            std::fs::write(&file, &case.input).unwrap();
+            let out = run(&["tree", "show", "--profile", profile, &f]);
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            let got: Vec<&str> = stdout.lines().collect();
+            checked += 1;
+            let agrees = out.status.code() == Some(0)
+                && got.len() == want.len()
+                && got
+                    .iter()
+                    .zip(&want)
+                    .all(|(g, w)| g.starts_with(w.as_str()));
+            if !agrees {
+                wrong.push(format!(
+                    "{} (tree show --profile {profile}): want lines beginning\n{}\ngot (exit {:?})\n{stdout}",
+                    case.id,
+                    want.join("\n"),
+                    out.status.code()
+                ));
+            }
+        }
+    }
+    assert_all_right("tree show checks", checked, 100, &wrong);
 }
 
 /// Gate path 11, the `yoagent-0.26` fast path's parallel load: `tree inspect` reads an
