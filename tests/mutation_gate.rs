@@ -28,6 +28,7 @@
 //!   invisible).
 //!
 //! - `tree show`'s drawing, derived from the vector's expected children and head;
+//! - the column of an `invalid_utf8` error, as W-UTF8-1 defines it;
 //! - the line bound of SPEC.md 16.5 (an implementation limit no vector may depend on),
 //!   with `--max-line-bytes` at and one below each input's longest line, measured here.
 //!
@@ -445,6 +446,97 @@ fn the_line_bound_holds_at_the_longest_line() {
         }
     }
     assert_all_right("line-bound checks", checked, 1000, &wrong);
+}
+
+/// Where W-UTF8-1 puts an input's first ill-formed UTF-8 sequence: its line (lines count
+/// `\n` only) and its column, the 1-based byte offset in that line of the sequence's
+/// first byte (for a truncated sequence, its lead byte). From the standard library's
+/// decoder, not the kit's; `None` when the input is well-formed.
+fn first_bad_utf8(input: &[u8]) -> Option<(u64, u64)> {
+    let at = std::str::from_utf8(input).err()?.valid_up_to();
+    let before = &input[..at];
+    let line = before.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+    let start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    Some((line, (at - start) as u64 + 1))
+}
+
+/// Gate path 14, the column of an `invalid_utf8` error, which W-UTF8-1 defines (J-LOC-1
+/// makes columns informative, so no vector compares them; this is the kit's own promise):
+/// every check of the corpus (`tables/` included) whose expected code is `invalid_utf8`, through
+/// `validate --json` (a journal) or `canonical` (a document, O-CANON-1: line and column
+/// within the input), reports the line and column [`first_bad_utf8`] finds. A journal's
+/// first error may be on an earlier line than the first bad byte (the vector's line says
+/// which): only the checks whose expected line is that byte's line are compared.
+#[test]
+fn invalid_utf8_is_reported_at_its_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut checked, mut wrong) = (0, Vec::new());
+    let cases = vectors::load_embedded().unwrap().into_iter();
+    for case in cases.filter(|c| c.level == Level::Must) {
+        let Some((line, column)) = first_bad_utf8(&case.input) else {
+            continue;
+        };
+        for check in &case.checks {
+            let Expect::Error {
+                codes,
+                line: want_line,
+                ..
+            } = &check.expect
+            else {
+                continue;
+            };
+            if !codes.iter().any(|c| c == "invalid_utf8") {
+                continue;
+            }
+            let got = match (&check.op, journal_profile(case.profile)) {
+                (Operation::Validate, Some(profile)) => {
+                    if *want_line != Some(line) {
+                        continue;
+                    }
+                    let file = dir.path().join("j.jsonl");
+                    std::fs::write(&file, &case.input).unwrap();
+                    let out = run(&[
+                        "validate",
+                        "--json",
+                        "--profile",
+                        profile,
+                        file.to_str().unwrap(),
+                    ]);
+                    json::parse(String::from_utf8_lossy(&out.stdout).trim_end())
+                        .ok()
+                        .and_then(|v| {
+                            let e = v.get("error")?;
+                            Some((e.get("line")?.as_i64()?, e.get("column")?.as_i64()?))
+                        })
+                }
+                (Operation::Canonical, _) => {
+                    let file = dir.path().join("c.json");
+                    std::fs::write(&file, &case.input).unwrap();
+                    let f = file.to_str().unwrap();
+                    let out = run(&["canonical", f]);
+                    // `FILE:LINE:COLUMN: error[invalid_utf8]: ...`
+                    String::from_utf8_lossy(&out.stderr).lines().find_map(|l| {
+                        let place = l.strip_prefix(f)?.strip_prefix(':')?;
+                        let (place, _) = place.split_once(": error[invalid_utf8]")?;
+                        let (l, c) = place.split_once(':')?;
+                        Some((l.parse().ok()?, c.parse().ok()?))
+                    })
+                }
+                _ => continue,
+            };
+            checked += 1;
+            if got != Some((line as i64, column as i64)) {
+                wrong.push(format!(
+                    "{} ({:?}): want line {line}, column {column}; got {got:?}",
+                    case.id, check.op
+                ));
+            }
+        }
+    }
+    assert_all_right("invalid_utf8 columns", checked, 40, &wrong);
 }
 
 /// Gate path 9, the fast path's speed contract (`fast::not_taken`): every journal line of
