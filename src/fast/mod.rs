@@ -532,9 +532,10 @@ impl<'a> crate::profile::Node<'a> for TapeNode<'a> {
     }
     fn members(self) -> impl Iterator<Item = (&'a [u8], Self)> {
         // An object's tokens are its members in input order: key, value subtree, ...
+        // Anything else has none (an end before the start).
         let end = match self.tape.toks[self.tok] {
             Tok::Object { end, .. } => end,
-            _ => self.tok + 1,
+            _ => 0,
         };
         let mut i = self.tok + 1;
         std::iter::from_fn(move || {
