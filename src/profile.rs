@@ -162,6 +162,11 @@ fn closed<'a, N: Node<'a>, const K: usize>(
     }
 }
 
+/// A required member [`closed`] returned (it checked that it is there).
+fn present<T>(member: Option<T>) -> T {
+    member.expect("closed() checks the required members")
+}
+
 fn string<'a, N: Node<'a>>(v: N, ptr: &str, nonempty: bool) -> Result<&'a str, Error> {
     match v.as_str() {
         Some(s) if nonempty && s.is_empty() => Err(violation(ptr, "must not be empty")),
@@ -273,9 +278,8 @@ pub(crate) fn check<'a, N: Node<'a>>(ev: N) -> Result<(), Error> {
     // P-TRACE-1: required and closed top-level fields.
     let [trace_version, _, _, sequence, timestamp, kind, actor, _, provenance, redaction, duration, _] =
         closed(ev, "", &TOP, TOP_REQUIRED)?;
-    let required = |v: Option<N>| v.expect("closed() checked the required members");
     // P-TRACE-2: trace_version.
-    let tv = string(required(trace_version), "/trace_version", false)?;
+    let tv = string(present(trace_version), "/trace_version", false)?;
     if tv != "0.1.0" {
         return Err(violation(
             "/trace_version",
@@ -289,7 +293,7 @@ pub(crate) fn check<'a, N: Node<'a>>(ev: N) -> Result<(), Error> {
         }
     }
     // P-TRACE-4: timestamp is an RFC 3339 date-time.
-    let ts = string(required(timestamp), "/timestamp", false)?;
+    let ts = string(present(timestamp), "/timestamp", false)?;
     if !is_rfc3339(ts) {
         return Err(violation(
             "/timestamp",
@@ -297,13 +301,13 @@ pub(crate) fn check<'a, N: Node<'a>>(ev: N) -> Result<(), Error> {
         ));
     }
     // P-TRACE-5: type enum.
-    one_of(required(kind), "/type", TRACE_TYPES)?;
+    one_of(present(kind), "/type", TRACE_TYPES)?;
     // P-TRACE-6: actor.
-    check_actor(required(actor))?;
+    check_actor(present(actor))?;
     // P-TRACE-7: provenance.
-    check_provenance(required(provenance))?;
+    check_provenance(present(provenance))?;
     // P-TRACE-8: redaction.
-    check_redaction(required(redaction))?;
+    check_redaction(present(redaction))?;
     // P-TRACE-9: duration_ms is a number >= 0.
     check_duration(duration)
 }
@@ -312,8 +316,8 @@ pub(crate) fn check<'a, N: Node<'a>>(ev: N) -> Result<(), Error> {
 fn check_actor<'a, N: Node<'a>>(actor: N) -> Result<(), Error> {
     let actor = object(actor, "/actor")?;
     let [kind, id, parent] = closed(actor, "/actor", &["kind", "id", "parent_id"], 2)?;
-    one_of(kind.expect("required"), "/actor/kind", ACTOR_KINDS)?;
-    string(id.expect("required"), "/actor/id", true)?;
+    one_of(present(kind), "/actor/kind", ACTOR_KINDS)?;
+    string(present(id), "/actor/id", true)?;
     if let Some(p) = parent {
         string(p, "/actor/parent_id", true)?;
     }
@@ -352,13 +356,9 @@ fn check_provenance<'a, N: Node<'a>>(prov: N) -> Result<(), Error> {
             }
         }
     }
-    string(snapshot.expect("required"), "/provenance/snapshot_id", true)?;
-    string(surface.expect("required"), "/provenance/surface", true)?;
-    one_of(
-        mode.expect("required"),
-        "/provenance/harness_mode",
-        HARNESS_MODES,
-    )?;
+    string(present(snapshot), "/provenance/snapshot_id", true)?;
+    string(present(surface), "/provenance/surface", true)?;
+    one_of(present(mode), "/provenance/harness_mode", HARNESS_MODES)?;
     for (v, ptr) in [
         (model, "/provenance/model"),
         (provider, "/provenance/provider"),
@@ -375,12 +375,8 @@ fn check_provenance<'a, N: Node<'a>>(prov: N) -> Result<(), Error> {
 fn check_redaction<'a, N: Node<'a>>(red: N) -> Result<(), Error> {
     let red = object(red, "/redaction")?;
     let [status, fields, notes] = closed(red, "/redaction", &["status", "fields", "notes"], 2)?;
-    one_of(
-        status.expect("required"),
-        "/redaction/status",
-        REDACTION_STATUS,
-    )?;
-    let fields = fields.expect("required");
+    one_of(present(status), "/redaction/status", REDACTION_STATUS)?;
+    let fields = present(fields);
     let items = fields.items().ok_or_else(|| {
         violation(
             "/redaction/fields",
