@@ -138,6 +138,15 @@ fn journal_profile(p: Profile) -> Option<&'static str> {
     }
 }
 
+/// The `--profile` of a tree check's dialect (`None` for a journal profile).
+fn tree_dialect(p: Profile) -> Option<&'static str> {
+    match p {
+        Profile::Core => Some("core"),
+        Profile::Yoagent026 => Some("yoagent-0.26"),
+        Profile::Trace01 => None,
+    }
+}
+
 /// A command's human diagnostic (`FILE:LINE[:COL]: error[CODE]: ... (sequence N, ...)`) read
 /// back as an answer; the message is never compared.
 fn diagnostic_answer(file: &str, stderr: &str) -> Option<Answer> {
@@ -369,12 +378,10 @@ fn the_line_bound_holds_at_the_longest_line() {
             let doc_args: Option<Vec<&str>> = match (&check.op, case.profile) {
                 (Operation::Validate | Operation::Branch { .. }, _) => None,
                 (Operation::Canonical, _) => Some(vec!["canonical"]),
-                (Operation::TreeInspect, Profile::Core) => {
-                    Some(vec!["tree", "inspect", "--profile", "core"])
-                }
-                (Operation::TreeInspect, Profile::Yoagent026) => {
-                    Some(vec!["tree", "inspect", "--profile", "yoagent-0.26"])
-                }
+                (Operation::TreeInspect, p) => match tree_dialect(p) {
+                    Some(dialect) => Some(vec!["tree", "inspect", "--profile", dialect]),
+                    None => continue,
+                },
                 _ => continue,
             };
             if check.op == Operation::TreeInspect {
@@ -814,10 +821,8 @@ fn the_tree_show_command_draws_the_corpus() {
     let (mut seen, mut checked) = (0, 0);
     let mut wrong = Vec::new();
     for case in cli_cases() {
-        let profile = match case.profile {
-            Profile::Core => "core",
-            Profile::Yoagent026 => "yoagent-0.26",
-            Profile::Trace01 => continue,
+        let Some(profile) = tree_dialect(case.profile) else {
+            continue;
         };
         for check in case
             .checks
@@ -1477,10 +1482,8 @@ fn the_tree_command_answers_the_corpus() {
     let (mut seen, mut checked) = (0, 0);
     let mut wrong = Vec::new();
     for case in cli_cases() {
-        let profile = match case.profile {
-            Profile::Core => "core",
-            Profile::Yoagent026 => "yoagent-0.26",
-            Profile::Trace01 => continue,
+        let Some(profile) = tree_dialect(case.profile) else {
+            continue;
         };
         for check in case
             .checks
@@ -1549,10 +1552,8 @@ fn the_tree_apply_command_answers_the_corpus() {
     let (mut seen, mut checked) = (0, 0);
     let mut wrong = Vec::new();
     for case in cli_cases() {
-        let profile = match case.profile {
-            Profile::Core => "core",
-            Profile::Yoagent026 => "yoagent-0.26",
-            Profile::Trace01 => continue,
+        let Some(profile) = tree_dialect(case.profile) else {
+            continue;
         };
         for check in &case.checks {
             let Operation::TreeApply { steps } = &check.op else {

@@ -3,10 +3,10 @@
 //! the arena offsets where they start, found by an exact byte comparison (no false
 //! positives). About 17 to 23 bytes per 10-byte id (the id, its length byte, and 6 to
 //! 12 bytes of table: a 4-byte offset and a control byte per bucket, a power of two of
-//! buckets at most 7/8 full), against ~120 for a `HashMap<String, u64>`. The table's `u32` offsets name ids by where they start, so the
-//! set takes an id while the ids before it fill at most [`MAX_START`] bytes of the arena;
-//! the fast path reports a journal beyond that as an implementation limit (SPEC.md 16.5)
-//! instead of panicking.
+//! buckets at most 7/8 full), against ~120 for a `HashMap<String, u64>`. The table's
+//! `u32` offsets name ids by where they start, so the set takes an id while the ids
+//! before it fill at most [`MAX_START`] bytes of the arena; the fast path reports a
+//! journal beyond that as an implementation limit (SPEC.md 16.5) instead of panicking.
 
 use std::hash::{BuildHasher, Hasher};
 
