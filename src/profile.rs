@@ -93,6 +93,9 @@ pub(crate) trait Node<'a>: Copy {
     fn int_text(self) -> Option<&'a str>;
     /// A float's value.
     fn float(self) -> Option<f64>;
+    /// The exact input text of an object, where the reader keeps it (the fast path's
+    /// tape, for the event's members); `None` where it does not (the oracle's value).
+    fn text(self) -> Option<&'a [u8]>;
 }
 
 impl<'a> Node<'a> for &'a Value {
@@ -125,6 +128,57 @@ impl<'a> Node<'a> for &'a Value {
             Value::Number(Number::Float(f)) => Some(*f),
             _ => None,
         }
+    }
+    fn text(self) -> Option<&'a [u8]> {
+        None
+    }
+}
+
+/// How many passed texts [`Passed`] keeps of each member, and the longest it keeps.
+const PASSED_KEEP: usize = 4;
+const PASSED_MAX_BYTES: usize = 512;
+
+/// The texts of the `actor`, `provenance` and `redaction` objects that passed their rule
+/// (`P-TRACE-6` to `8`) on earlier lines. Each rule reads its object and nothing else,
+/// and an equal text is an equal value, so an object whose text is one of them passes
+/// again without being read: a journal repeats a few actors and one provenance and
+/// redaction per run. Where the reader has no text ([`Node::text`]), every object is
+/// read. Bounded: the last [`PASSED_KEEP`] texts of each member, of at most
+/// [`PASSED_MAX_BYTES`] bytes.
+#[derive(Default)]
+pub(crate) struct Passed {
+    actor: Texts,
+    provenance: Texts,
+    redaction: Texts,
+}
+
+/// One member's passed texts, replaced in turn (an empty text is no text: an object's
+/// text is never empty).
+#[derive(Default)]
+struct Texts {
+    kept: [Vec<u8>; PASSED_KEEP],
+    next: usize,
+}
+
+impl Texts {
+    /// `rule(v)`, unless `v`'s text passed it before.
+    fn check<'a, N: Node<'a>>(
+        &mut self,
+        v: N,
+        rule: impl Fn(N) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let Some(text) = v.text().filter(|t| t.len() <= PASSED_MAX_BYTES) else {
+            return rule(v);
+        };
+        if self.kept.iter().any(|k| k.as_slice() == text) {
+            return Ok(());
+        }
+        rule(v)?;
+        let slot = &mut self.kept[self.next];
+        slot.clear();
+        slot.extend_from_slice(text);
+        self.next = (self.next + 1) % PASSED_KEEP;
+        Ok(())
     }
 }
 
@@ -270,11 +324,12 @@ pub fn is_rfc3339(s: &str) -> bool {
 
 /// Check an event object (already past the `core` rules) against Trace 0.1.
 pub fn check_trace01(ev: &Value) -> Result<(), Error> {
-    check(ev)
+    check(ev, &mut Passed::default())
 }
 
-/// [`check_trace01`] on any [`Node`]: the oracle's value or the fast path's tape.
-pub(crate) fn check<'a, N: Node<'a>>(ev: N) -> Result<(), Error> {
+/// [`check_trace01`] on any [`Node`]: the oracle's value or the fast path's tape, with
+/// the objects that passed on earlier lines (`passed`).
+pub(crate) fn check<'a, N: Node<'a>>(ev: N, passed: &mut Passed) -> Result<(), Error> {
     // P-TRACE-1: required and closed top-level fields.
     let [trace_version, _, _, sequence, timestamp, kind, actor, _, provenance, redaction, duration, _] =
         closed(ev, "", &TOP, TOP_REQUIRED)?;
@@ -303,11 +358,15 @@ pub(crate) fn check<'a, N: Node<'a>>(ev: N) -> Result<(), Error> {
     // P-TRACE-5: type enum.
     one_of(present(kind), "/type", TRACE_TYPES)?;
     // P-TRACE-6: actor.
-    check_actor(present(actor))?;
+    passed.actor.check(present(actor), check_actor)?;
     // P-TRACE-7: provenance.
-    check_provenance(present(provenance))?;
+    passed
+        .provenance
+        .check(present(provenance), check_provenance)?;
     // P-TRACE-8: redaction.
-    check_redaction(present(redaction))?;
+    passed
+        .redaction
+        .check(present(redaction), check_redaction)?;
     // P-TRACE-9: duration_ms is a number >= 0.
     check_duration(duration)
 }
@@ -416,4 +475,92 @@ fn check_duration<'a, N: Node<'a>>(duration: Option<N>) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Error, Node, Texts, Value, PASSED_KEEP, PASSED_MAX_BYTES};
+    use crate::error::ErrorCode;
+    use std::cell::Cell;
+
+    /// A value with a text, as the tape gives one of the event's members.
+    #[derive(Clone, Copy)]
+    struct Texted<'a>(&'a Value, &'a [u8]);
+
+    impl<'a> Node<'a> for Texted<'a> {
+        fn kind(self) -> &'static str {
+            self.0.kind()
+        }
+        fn as_str(self) -> Option<&'a str> {
+            self.0.as_str()
+        }
+        fn is_object(self) -> bool {
+            self.0.is_object()
+        }
+        fn members(self) -> impl Iterator<Item = (&'a [u8], Self)> {
+            Node::members(self.0).map(|(k, v)| (k, Texted(v, b"")))
+        }
+        fn items(self) -> Option<Vec<Self>> {
+            Node::items(self.0).map(|i| i.into_iter().map(|v| Texted(v, b"")).collect())
+        }
+        fn int_text(self) -> Option<&'a str> {
+            self.0.int_text()
+        }
+        fn float(self) -> Option<f64> {
+            self.0.float()
+        }
+        fn text(self) -> Option<&'a [u8]> {
+            Some(self.1)
+        }
+    }
+
+    /// A passed text passes again without its rule being run; any other text, a text
+    /// that failed, one pushed out by `PASSED_KEEP` later ones, and one longer than
+    /// `PASSED_MAX_BYTES` are read again.
+    #[test]
+    fn only_a_kept_passed_text_passes_unread() {
+        let v = Value::Null;
+        let runs = Cell::new(0);
+        let rule = |ok: bool| {
+            let runs = &runs;
+            move |_: Texted| {
+                runs.set(runs.get() + 1);
+                if ok {
+                    Ok(())
+                } else {
+                    Err(Error::new(ErrorCode::ProfileViolation, "no"))
+                }
+            }
+        };
+        let mut texts = Texts::default();
+        let a: &[u8] = br#"{"a":1}"#;
+        assert!(texts.check(Texted(&v, a), rule(true)).is_ok());
+        assert_eq!(runs.get(), 1);
+        assert!(texts.check(Texted(&v, a), rule(false)).is_ok(), "kept");
+        assert_eq!(runs.get(), 1, "a kept text is not read again");
+        let b: &[u8] = br#"{"a":2}"#;
+        assert!(texts.check(Texted(&v, b), rule(false)).is_err());
+        assert!(texts.check(Texted(&v, b), rule(false)).is_err(), "not kept");
+        assert_eq!(runs.get(), 3);
+        let later: Vec<Vec<u8>> = (0..PASSED_KEEP)
+            .map(|i| format!("{{\"b\":{i}}}").into_bytes())
+            .collect();
+        for t in &later {
+            assert!(texts.check(Texted(&v, t), rule(true)).is_ok());
+        }
+        assert!(texts.check(Texted(&v, &later[0]), rule(false)).is_ok());
+        assert!(
+            texts.check(Texted(&v, a), rule(false)).is_err(),
+            "pushed out"
+        );
+        let long = vec![b' '; PASSED_MAX_BYTES + 1];
+        assert!(texts.check(Texted(&v, &long), rule(true)).is_ok());
+        assert!(
+            texts.check(Texted(&v, &long), rule(false)).is_err(),
+            "too long"
+        );
+        let edge = vec![b' '; PASSED_MAX_BYTES];
+        assert!(texts.check(Texted(&v, &edge), rule(true)).is_ok());
+        assert!(texts.check(Texted(&v, &edge), rule(false)).is_ok(), "kept");
+    }
 }
