@@ -1045,6 +1045,21 @@ for path, bad, rule in [
         invalid("profile", "type-%s-%s" % ("-".join(p.replace("_", "-") for p in path), slug),
                 "Under trace-0.1, %s as %s is a violation." % (".".join(path), spelled), [rule],
                 lines([with_path(path, value)]), err(pv, 1, 0), profile=T)
+# A violation on line 2, in an object whose valid spelling line 1 had, of the same length:
+# an implementation that remembers the objects it has checked (the fast path keeps the
+# texts that passed, profile::Passed) must tell them apart by every byte. Hand-derived from
+# P-TRACE-6 to P-TRACE-8 (the enums are case-sensitive): profile_violation on line 2.
+for name, path, value, rule in [
+    ("actor-kind", ("actor", "kind"), "Harness", "P-TRACE-6"),
+    ("provenance-harness-mode", ("provenance", "harness_mode"), "Fake", "P-TRACE-7"),
+    ("redaction-status", ("redaction", "status"), "Clean", "P-TRACE-8"),
+]:
+    first, second = tev(0, "session.start"), tev(1, "user.message", {"content": "hi"})
+    second[path[0]] = dict(second[path[0]], **{path[1]: value})
+    assert len(dumps(second[path[0]])) == len(dumps(first[path[0]])), name
+    invalid("profile", "later-line-%s-capitalised" % name,
+            "Under trace-0.1, %s %s on line 2 is a violation, though line 1's %s, the same but for its case, passed."
+            % (".".join(path), value, path[0]), [rule], lines([first, second]), err(pv, 2, 1), profile=T)
 for item, slug in [(None, "null"), (1, "number"), ([], "array")]:
     invalid("profile", "type-redaction-fields-item-%s" % slug, "Under trace-0.1, a redaction field name %s is a violation." % json.dumps(item),
             ["P-TRACE-8"], lines([with_path(("redaction", "fields"), ["a", item])]), err(pv, 1, 0), profile=T)
