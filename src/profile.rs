@@ -221,6 +221,7 @@ fn present<T>(member: Option<T>) -> T {
     member.expect("closed() checks the required members")
 }
 
+#[inline(always)]
 fn string<'a, N: Node<'a>>(v: N, ptr: &str, nonempty: bool) -> Result<&'a str, Error> {
     match v.as_str() {
         Some(s) if nonempty && s.is_empty() => Err(violation(ptr, "must not be empty")),
@@ -232,6 +233,7 @@ fn string<'a, N: Node<'a>>(v: N, ptr: &str, nonempty: bool) -> Result<&'a str, E
     }
 }
 
+#[inline(always)]
 fn one_of<'a, N: Node<'a>>(v: N, ptr: &str, options: &[&str]) -> Result<(), Error> {
     let s = string(v, ptr, false)?;
     if options.contains(&s) {
