@@ -42,7 +42,8 @@ pub const TRACE_TYPES: &[&str] = &[
     "error",
 ];
 
-const TOP: [&str; 12] = [
+/// The Trace 0.1 top-level members, in the order [`check`] returns them.
+pub(crate) const TOP: [&str; 12] = [
     "trace_version",
     "event_id",
     "session_id",
@@ -326,15 +327,20 @@ pub fn is_rfc3339(s: &str) -> bool {
 
 /// Check an event object (already past the `core` rules) against Trace 0.1.
 pub fn check_trace01(ev: &Value) -> Result<(), Error> {
-    check(ev, &mut Passed::default())
+    check(ev, &mut Passed::default()).map(|_| ())
 }
 
 /// [`check_trace01`] on any [`Node`]: the oracle's value or the fast path's tape, with
-/// the objects that passed on earlier lines (`passed`).
-pub(crate) fn check<'a, N: Node<'a>>(ev: N, passed: &mut Passed) -> Result<(), Error> {
+/// the objects that passed on earlier lines (`passed`). Returns the event's members by
+/// their place in [`TOP`] (the fast path reads the envelope from them).
+pub(crate) fn check<'a, N: Node<'a>>(
+    ev: N,
+    passed: &mut Passed,
+) -> Result<[Option<N>; TOP.len()], Error> {
     // P-TRACE-1: required and closed top-level fields.
+    let top = closed(ev, "", &TOP, TOP_REQUIRED)?;
     let [trace_version, _, _, sequence, timestamp, kind, actor, _, provenance, redaction, duration, _] =
-        closed(ev, "", &TOP, TOP_REQUIRED)?;
+        top;
     // P-TRACE-2: trace_version.
     let tv = string(present(trace_version), "/trace_version", false)?;
     if tv != "0.1.0" {
@@ -370,7 +376,8 @@ pub(crate) fn check<'a, N: Node<'a>>(ev: N, passed: &mut Passed) -> Result<(), E
         .redaction
         .check(present(redaction), check_redaction)?;
     // P-TRACE-9: duration_ms is a number >= 0.
-    check_duration(duration)
+    check_duration(duration)?;
+    Ok(top)
 }
 
 /// `P-TRACE-6`: `actor`, a closed object with a `kind` of the enum and a non-empty `id`.

@@ -360,10 +360,20 @@ impl LineWorker {
         let line = simdutf8::basic::from_utf8(s).ok()?;
         self.tape.parse(s)?;
         let t = &self.tape;
-        let env = Envelope::read(t, s)?;
-        if profile == JournalProfile::Trace01 {
-            trace01(t, line, &mut self.passed)?;
-        }
+        // Under trace-0.1 the envelope's members are the ones the profile check found
+        // (one walk of the event); under core, looked up. Either check failing declines,
+        // so their order does not matter here (the oracle orders the errors).
+        let env = if profile == JournalProfile::Trace01 {
+            let top = trace01(t, line, &mut self.passed)?;
+            Envelope::read(t, s, |name| {
+                let at = crate::profile::TOP
+                    .iter()
+                    .position(|n| n.as_bytes() == name)?;
+                top[at]
+            })?
+        } else {
+            Envelope::read(t, s, |name| t.get(s, 0, name))?
+        };
         // R-TYPE-1: the fields the reducer reads are strings when present.
         let payload = TapePayload {
             tape: t,
@@ -427,30 +437,31 @@ struct Envelope {
 }
 
 impl Envelope {
-    /// `E-OBJ-1` .. `E-PARENT-1` on the tape; any failure declines (the oracle words it).
+    /// `E-OBJ-1` .. `E-PARENT-1` on the tape, with `member(name)` the value token of the
+    /// event's member `name`; any failure declines (the oracle words it).
     #[inline]
-    fn read(t: &Tape, s: &[u8]) -> Option<Envelope> {
+    fn read(t: &Tape, s: &[u8], member: impl Fn(&[u8]) -> Option<usize>) -> Option<Envelope> {
         if !matches!(t.toks[0], Tok::Object { .. }) {
             return None;
         }
         let nonempty = |k: &[u8]| -> Option<usize> {
-            let v = t.get(s, 0, k)?;
+            let v = member(k)?;
             (!t.str_bytes(s, v)?.is_empty()).then_some(v)
         };
         let event_id = nonempty(b"event_id")?;
         let session_id = nonempty(b"session_id")?;
-        let sequence = t.int_text(s, t.get(s, 0, b"sequence")?)?;
+        let sequence = t.int_text(s, member(b"sequence")?)?;
         let ty = nonempty(b"type")?;
-        let payload = t.get(s, 0, b"payload")?;
+        let payload = member(b"payload")?;
         if !matches!(t.toks[payload], Tok::Object { .. }) {
             return None;
         }
-        let prov = t.get(s, 0, b"provenance")?;
+        let prov = member(b"provenance")?;
         let run_id = t.get(s, prov, b"run_id")?;
         if t.str_bytes(s, run_id)?.is_empty() {
             return None;
         }
-        let parent = match t.get(s, 0, b"parent_event_id") {
+        let parent = match member(b"parent_event_id") {
             None => None,
             Some(p) => {
                 if t.str_bytes(s, p)?.is_empty() {
@@ -473,9 +484,10 @@ impl Envelope {
 
 /// `P-TRACE-*` on the tape, or `None` to decline (the oracle words the violation): the
 /// same rule text as the oracle's ([`crate::profile::check`]), read through [`TapeNode`],
-/// with no `Value` built.
-fn trace01(t: &Tape, line: &str, passed: &mut Passed) -> Option<()> {
-    crate::profile::check(
+/// with no `Value` built. Returns the event's members' tokens by their place in
+/// [`crate::profile::TOP`].
+fn trace01(t: &Tape, line: &str, passed: &mut Passed) -> Option<[Option<usize>; 12]> {
+    let top = crate::profile::check(
         TapeNode {
             tape: t,
             line,
@@ -483,7 +495,8 @@ fn trace01(t: &Tape, line: &str, passed: &mut Passed) -> Option<()> {
         },
         passed,
     )
-    .ok()
+    .ok()?;
+    Some(top.map(|m| m.map(|n| n.tok)))
 }
 
 /// A token of a line's tape as a [`crate::profile::Node`].
