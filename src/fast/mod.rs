@@ -486,7 +486,11 @@ impl Envelope {
 /// same rule text as the oracle's ([`crate::profile::check`]), read through [`TapeNode`],
 /// with no `Value` built. Returns the event's members' tokens by their place in
 /// [`crate::profile::TOP`].
-fn trace01(t: &Tape, line: &str, passed: &mut Passed) -> Option<[Option<usize>; 12]> {
+fn trace01(
+    t: &Tape,
+    line: &str,
+    passed: &mut Passed,
+) -> Option<[Option<usize>; crate::profile::TOP.len()]> {
     let top = crate::profile::check(
         TapeNode {
             tape: t,
