@@ -584,14 +584,8 @@ impl<'a> crate::profile::Node<'a> for TapeNode<'a> {
     }
     fn int_text(self) -> Option<&'a str> {
         // A slice of the line (an integer literal is ASCII: no second UTF-8 check).
-        match self.tape.toks[self.tok] {
-            Tok::Int { start, end } => {
-                self.line
-                    .get(start..end)
-                    .map(|lit| if lit == "-0" { "0" } else { lit })
-            }
-            _ => None,
-        }
+        let range = self.tape.int_range(self.line.as_bytes(), self.tok)?;
+        self.line.get(range)
     }
     fn float(self) -> Option<f64> {
         match self.tape.toks[self.tok] {

@@ -570,11 +570,17 @@ impl Tape {
 
     /// The integer literal of token `t` as the oracle keeps it (`-0` is `0`).
     pub fn int_text<'a>(&self, s: &'a [u8], t: usize) -> Option<&'a [u8]> {
+        Some(&s[self.int_range(s, t)?])
+    }
+
+    /// Where [`Tape::int_text`]'s literal is in the input.
+    pub fn int_range(&self, s: &[u8], t: usize) -> Option<std::ops::Range<usize>> {
         match self.toks[t] {
-            Tok::Int { start, end } => {
-                let lit = &s[start..end];
-                Some(if lit == b"-0" { &lit[1..] } else { lit })
-            }
+            Tok::Int { start, end } => Some(if &s[start..end] == b"-0" {
+                start + 1..end
+            } else {
+                start..end
+            }),
             _ => None,
         }
     }
