@@ -183,12 +183,23 @@ impl Tape {
         (self.ws(s, p) == s.len()).then_some(())
     }
 
-    /// [`skip_ws`], noting that whitespace makes the text not canonical.
-    #[inline]
+    /// [`skip_ws`], noting that whitespace makes the text not canonical. A canonical
+    /// text has no whitespace, so the usual case (no whitespace byte at `p`) is one
+    /// test, without touching the flag.
+    #[inline(always)]
     fn ws(&mut self, s: &[u8], p: usize) -> usize {
-        let q = skip_ws(s, p);
-        self.canonical &= q == p;
-        q
+        match s.get(p) {
+            Some(b' ' | b'\t' | b'\n' | b'\r') => self.ws_skip(s, p),
+            _ => p,
+        }
+    }
+
+    /// [`Tape::ws`] at a whitespace byte: skip the run, and the text is not canonical.
+    #[cold]
+    #[inline(never)]
+    fn ws_skip(&mut self, s: &[u8], p: usize) -> usize {
+        self.canonical = false;
+        skip_ws(s, p)
     }
 
     /// The input span of object token `t` at depth 1 or 2 (see [`Tape::spans`]).
@@ -424,22 +435,32 @@ impl Tape {
         Some(p)
     }
 
+    /// The string at `p` (its opening quote). Most strings have no escape: their end is
+    /// found inline; one with an escape (or a control, or no end) is read by
+    /// [`Tape::escaped`].
+    #[inline(always)]
     fn string(&mut self, s: &[u8], p: usize) -> Option<usize> {
         let start = p + 1;
-        let mut i = start + plain_len(&s[start..]);
-        match *s.get(i)? {
-            b'"' => {
-                self.toks.push(Tok::Str {
-                    start,
-                    end: i,
-                    escaped: false,
-                });
-                return Some(i + 1);
-            }
-            b'\\' => {}
-            _ => return None,
+        let i = start + plain_len(&s[start..]);
+        if s.get(i) == Some(&b'"') {
+            self.toks.push(Tok::Str {
+                start,
+                end: i,
+                escaped: false,
+            });
+            return Some(i + 1);
         }
-        // Escapes: decode the whole string once.
+        self.escaped(s, start, i)
+    }
+
+    /// The rest of a string whose plain text `s[start..i]` ends at something other
+    /// than its closing quote: an escape, decoded with the whole string once; anything
+    /// else declines.
+    #[inline(never)]
+    fn escaped(&mut self, s: &[u8], start: usize, mut i: usize) -> Option<usize> {
+        if s.get(i) != Some(&b'\\') {
+            return None;
+        }
         let dstart = self.decoded.len();
         self.decoded.extend_from_slice(&s[start..i]);
         loop {
