@@ -360,20 +360,16 @@ impl LineWorker {
         let line = simdutf8::basic::from_utf8(s).ok()?;
         self.tape.parse(s)?;
         let t = &self.tape;
-        // Under trace-0.1 the envelope's members are the ones the profile check found
-        // (one walk of the event); under core, looked up. Either check failing declines,
-        // so their order does not matter here (the oracle orders the errors).
-        let env = if profile == JournalProfile::Trace01 {
-            let top = trace01(t, line, &mut self.passed)?;
-            Envelope::read(t, s, |name| {
-                let at = crate::profile::TOP
-                    .iter()
-                    .position(|n| n.as_bytes() == name)?;
-                top[at]
-            })?
+        // The envelope's members, by their place in `profile::TOP`, from one walk of the
+        // event: under trace-0.1 the profile check's, under core a walk that only finds
+        // them. Either check failing declines, so their order does not matter here (the
+        // oracle orders the errors).
+        let top = if profile == JournalProfile::Trace01 {
+            trace01(t, line, &mut self.passed)?
         } else {
-            Envelope::read(t, s, |name| t.get(s, 0, name))?
+            top_members(t, line)
         };
+        let env = Envelope::read(t, s, |name| top[top_index(name)?])?;
         // R-TYPE-1: the fields the reducer reads are strings when present.
         let payload = TapePayload {
             tape: t,
@@ -501,6 +497,33 @@ fn trace01(
     )
     .ok()?;
     Some(top.map(|m| m.map(|n| n.tok)))
+}
+
+/// The place of member `name` in [`crate::profile::TOP`] (a constant `name` folds).
+#[inline(always)]
+fn top_index(name: &[u8]) -> Option<usize> {
+    crate::profile::TOP
+        .iter()
+        .position(|n| n.as_bytes() == name)
+}
+
+/// The event's (token 0's) members named in [`crate::profile::TOP`], by their place
+/// there, from one walk of its keys (the tape declined duplicate keys); none when it is
+/// not an object.
+fn top_members(t: &Tape, line: &str) -> [Option<usize>; crate::profile::TOP.len()] {
+    use crate::profile::Node;
+    let mut top = [None; crate::profile::TOP.len()];
+    let event = TapeNode {
+        tape: t,
+        line,
+        tok: 0,
+    };
+    for (name, value) in event.members() {
+        if let Some(at) = top_index(name) {
+            top[at] = Some(value.tok);
+        }
+    }
+    top
 }
 
 /// A token of a line's tape as a [`crate::profile::Node`].
