@@ -280,6 +280,22 @@ pub(crate) fn utf8_text(bytes: &[u8]) -> Result<&str, Error> {
     })
 }
 
+/// The branch tips (T-TIPS-1) of `n` entries in file order: the entries whose id (by
+/// first occurrence, `first(i)`) no entry names as its parent (`parents`, by first
+/// occurrence, as yoagent's `branch_tips` keys by id). One text for the inspect view
+/// and [`Session::branch_tips`].
+pub(crate) fn tip_indices(
+    n: usize,
+    first: impl Fn(usize) -> usize,
+    parents: &[Option<usize>],
+) -> Vec<usize> {
+    let mut has_child = vec![false; n];
+    for p in parents.iter().flatten() {
+        has_child[*p] = true;
+    }
+    (0..n).filter(|&i| !has_child[first(i)]).collect()
+}
+
 /// The `tree_inspect` view (T-OPS-1) of `n` entries in file order, one text for the
 /// session ([`Session::inspect`]) and the shape-only fast load
 /// (`fast::yoagent::SessionShape`): `id(i)` is entry `i`'s id, `first(i)` the entry
@@ -331,8 +347,7 @@ pub(crate) fn inspect_view<'a>(
         path.push(i);
         cur = parents[i];
     }
-    // A tip: an entry whose id (by first occurrence) no entry names as its parent.
-    let tips = ids(&mut (0..n).filter(|&i| start[firsts[i]] == start[firsts[i] + 1]));
+    let tips = ids(&mut tip_indices(n, |i| firsts[i], parents).into_iter());
     let mut seen = std::collections::HashSet::new();
     let mut latest: Vec<(String, Value)> = labels
         .rev()
@@ -495,23 +510,17 @@ impl Session {
             .collect()
     }
 
-    /// Whether some entry names entry `i`'s id as its parent (by first occurrence, as
-    /// yoagent's `branch_tips` keys by id).
-    fn has_child(&self) -> Vec<bool> {
-        let mut has = vec![false; self.entries.len()];
-        for p in self.parents.iter().flatten() {
-            has[*p] = true;
-        }
-        has
-    }
-
+    /// yoagent's `Session::branch_tips`: the ids of [`tip_indices`], the inspect view's
+    /// tips.
     pub fn branch_tips(&self) -> Vec<&str> {
-        let has = self.has_child();
-        self.entries
-            .iter()
-            .filter(|e| !has[self.index[&e.id]])
-            .map(|e| e.id.as_str())
-            .collect()
+        tip_indices(
+            self.entries.len(),
+            |i| self.index[&self.entries[i].id],
+            &self.parents,
+        )
+        .into_iter()
+        .map(|i| self.entries[i].id.as_str())
+        .collect()
     }
 
     /// `append_new` (T-YO-APPENDNEW-1): messages compared as parsed `AgentMessage`s.
