@@ -135,6 +135,25 @@ fn word(k: &[u8]) -> u64 {
     w
 }
 
+/// [`word`] of the key `s[start..end]`, with one load of the 8 bytes at `start` when
+/// the input has them (the bytes after the key masked off); a key near the input's end
+/// byte by byte.
+#[inline]
+fn word_in(s: &[u8], start: usize, end: usize) -> u64 {
+    match s.get(start..).and_then(|r| r.first_chunk::<8>()) {
+        Some(w) => {
+            let w = u64::from_be_bytes(*w);
+            let len = end - start;
+            if len >= 8 {
+                w
+            } else {
+                w & !(u64::MAX >> (8 * len))
+            }
+        }
+        None => word(&s[start..end]),
+    }
+}
+
 /// The byte order of keys `a` and `b` whose words ([`word`]) are `wa` and `wb`: the
 /// words first; on equal words the first 8 bytes agree (a shorter key is padded with
 /// zeros), so the rest decides, compared inline (keys are short; memcmp's call costs
@@ -359,8 +378,16 @@ impl Tape {
                 });
                 let k = self.toks.len();
                 p = self.string(s, p)?;
+                let w = match self.toks[k] {
+                    Tok::Str {
+                        start,
+                        end,
+                        escaped: false,
+                    } => word_in(s, start, end),
+                    _ => word(Self::key_bytes(&self.toks, &self.decoded, s, k)),
+                };
                 self.keys.push(Key {
-                    word: word(Self::key_bytes(&self.toks, &self.decoded, s, k)),
+                    word: w,
                     tok: k as u32,
                     member: member as u32,
                 });
@@ -744,7 +771,7 @@ impl PayloadView for TapePayload<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{key_cmp, word, Tape};
+    use super::{key_cmp, word, word_in, Tape};
     use crate::generate::recipe::Richness;
     use crate::generate::{strategies, values, writer};
     use proptest::prelude::*;
@@ -949,6 +976,18 @@ mod tests {
                 // Keys written by the writer: canonical exactly when already in order.
                 prop_assert_eq!(tape.canonical, keys.windows(2).all(|w| w[0] < w[1]), "{}", shown);
             }
+        }
+
+        #[test]
+        fn word_in_is_the_word_of_the_key(
+            input in proptest::collection::vec(prop_oneof![Just(0u8), Just(b'a'), any::<u8>()], 0..20),
+            start in 0usize..20,
+            len in 0usize..12,
+        ) {
+            // Every key, at every place in an input, near its end included.
+            let start = start.min(input.len());
+            let end = (start + len).min(input.len());
+            prop_assert_eq!(word_in(&input, start, end), word(&input[start..end]));
         }
 
         #[test]
