@@ -326,6 +326,10 @@ impl LineWorker {
             let bytes = &data[start..end];
             let range = start..end;
             start = end + 1;
+            #[cfg(test)]
+            if bytes == tests::PLANTED_PANIC {
+                panic!("the planted panic of line {number}");
+            }
             let outcome = match self.fast(bytes, b, mode, profile) {
                 Some(ev) => Ok(ev),
                 None => oracle_line(number, bytes, profile).map(|ev| slow(&ev, b, mode)),
@@ -949,7 +953,10 @@ fn parallel<R: BufRead + Send>(
     std::thread::scope(|scope| {
         let (free_tx, free_rx) = sync_channel::<Block>(in_flight);
         let (work_tx, work_rx) = sync_channel::<Block>(in_flight);
-        let (done_tx, done_rx) = channel::<Block>();
+        // A worker that panics sends its panic instead of its block: the calling thread,
+        // waiting for that block, would otherwise wait forever (the other workers hold
+        // the channel open). It stops the others and re-raises the panic after the joins.
+        let (done_tx, done_rx) = channel::<std::thread::Result<Block>>();
         for _ in 0..in_flight {
             free_tx
                 .send(Block::default())
@@ -982,8 +989,11 @@ fn parallel<R: BufRead + Send>(
                 loop {
                     let next = work_rx.lock().map(|rx| rx.recv());
                     let Ok(Ok(mut b)) = next else { break };
-                    worker.process(&mut b, mode, profile);
-                    if done_tx.send(b).is_err() {
+                    let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        worker.process(&mut b, mode, profile)
+                    }));
+                    let panicked = done.is_err();
+                    if done_tx.send(done.map(|()| b)).is_err() || panicked {
                         break;
                     }
                 }
@@ -994,9 +1004,15 @@ fn parallel<R: BufRead + Send>(
         // The ordered checks, here on the calling thread.
         let mut pending = std::collections::BTreeMap::new();
         let mut next = 0u64;
+        let mut panic = None;
         let result = 'outer: loop {
-            let Ok(b) = done_rx.recv() else {
-                break Err(ReadError::Io(io::Error::other("a worker thread stopped")));
+            let b = match done_rx.recv() {
+                Ok(Ok(b)) => b,
+                Ok(Err(payload)) => {
+                    panic = Some(payload);
+                    break Ok(());
+                }
+                Err(_) => break Err(ReadError::Io(io::Error::other("a worker thread stopped"))),
             };
             pending.insert(b.index, b);
             while let Some(mut b) = pending.remove(&next) {
@@ -1018,6 +1034,9 @@ fn parallel<R: BufRead + Send>(
             if let Err(panic) = t.join() {
                 std::panic::resume_unwind(panic);
             }
+        }
+        if let Some(payload) = panic {
+            std::panic::resume_unwind(payload);
         }
         result
     })?;
@@ -1082,6 +1101,43 @@ pub fn branch<R: BufRead + Send>(
 mod tests {
     use super::{trace01, Passed, Tape};
     use crate::golden::GOLDEN;
+
+    /// A line a worker panics on (only in this crate's unit tests).
+    pub(super) const PLANTED_PANIC: &[u8] = b"{\"planted\":\"a worker panics here\"}";
+
+    /// A worker's panic reaches the caller as a panic, after every thread has stopped:
+    /// the caller once waited forever for the block the worker never finished.
+    #[test]
+    fn a_worker_panic_is_raised_not_waited_for() {
+        let mut journal = Vec::new();
+        for i in 0..4000 {
+            if i == 2500 {
+                journal.extend_from_slice(PLANTED_PANIC);
+            } else {
+                journal.extend_from_slice(
+                    format!(
+                        r#"{{"event_id":"e{i}","payload":{{}},"provenance":{{"run_id":"r"}},"sequence":{i},"session_id":"s","type":"note"}}"#
+                    )
+                    .as_bytes(),
+                );
+            }
+            journal.push(b'\n');
+        }
+        let opts = super::Options {
+            threads: 2,
+            block_bytes: 64,
+            ..super::Options::new(crate::event::JournalProfile::Core)
+        };
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let run = std::panic::catch_unwind(|| super::validate(&journal[..], &opts).is_ok());
+            let _ = tx.send(run.is_err());
+        });
+        let panicked = rx
+            .recv_timeout(std::time::Duration::from_secs(120))
+            .expect("the run ends instead of waiting for the worker forever");
+        assert!(panicked, "the worker's panic is raised to the caller");
+    }
 
     /// The tape's `P-TRACE-*` check accepts exactly the lines the oracle's accepts, and
     /// accepts every line of the golden traces (Trace 0.1 recordings): a check that

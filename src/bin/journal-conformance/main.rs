@@ -13,5 +13,8 @@ fn main() {
     // for an adapter's (a library user's process may have other children, so the runner
     // does not do this on its own).
     journal_conformance::adapter::process::supervise();
-    std::process::exit(cli::main());
+    // A panic, on this thread or raised here from a worker's (`fast`), is a bug of the
+    // kit: the default hook prints it, and the exit status is 2, an internal error (the
+    // README's statuses), not Rust's 101.
+    std::process::exit(std::panic::catch_unwind(cli::main).unwrap_or(2));
 }
