@@ -378,13 +378,15 @@ impl Tape {
                 });
                 let k = self.toks.len();
                 p = self.string(s, p)?;
+                // The key's bytes are `s[start..end]`, or `decoded[start..end]` when
+                // escaped (the last string decoded, so word_in reads it byte by byte).
                 let w = match self.toks[k] {
                     Tok::Str {
                         start,
                         end,
-                        escaped: false,
-                    } => word_in(s, start, end),
-                    _ => word(Self::key_bytes(&self.toks, &self.decoded, s, k)),
+                        escaped,
+                    } => word_in(if escaped { &self.decoded } else { s }, start, end),
+                    _ => unreachable!("a key is a string"),
                 };
                 self.keys.push(Key {
                     word: w,
