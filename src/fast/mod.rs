@@ -992,9 +992,16 @@ fn parallel<R: BufRead + Send>(
                     let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         worker.process(&mut b, mode, profile)
                     }));
-                    let panicked = done.is_err();
-                    if done_tx.send(done.map(|()| b)).is_err() || panicked {
-                        break;
+                    match done {
+                        Ok(()) => {
+                            if done_tx.send(Ok(b)).is_err() {
+                                break;
+                            }
+                        }
+                        Err(panic) => {
+                            let _ = done_tx.send(Err(panic));
+                            break;
+                        }
                     }
                 }
             }));
