@@ -327,9 +327,7 @@ impl LineWorker {
             let range = start..end;
             start = end + 1;
             #[cfg(test)]
-            if bytes == tests::PLANTED_PANIC {
-                panic!("the planted panic of line {number}");
-            }
+            tests::planted_panic(bytes, number);
             let outcome = match self.fast(bytes, b, mode, profile) {
                 Some(ev) => Ok(ev),
                 None => oracle_line(number, bytes, profile).map(|ev| slow(&ev, b, mode)),
@@ -1110,7 +1108,14 @@ mod tests {
     use crate::golden::GOLDEN;
 
     /// A line a worker panics on (only in this crate's unit tests).
-    pub(super) const PLANTED_PANIC: &[u8] = b"{\"planted\":\"a worker panics here\"}";
+    const PLANTED_PANIC: &[u8] = b"{\"planted\":\"a worker panics here\"}";
+
+    /// The worker's panic at [`PLANTED_PANIC`] (called only in unit-test builds).
+    pub(super) fn planted_panic(line: &[u8], number: u64) {
+        if line == PLANTED_PANIC {
+            panic!("the planted panic of line {number}");
+        }
+    }
 
     /// A worker's panic reaches the caller as a panic, after every thread has stopped:
     /// the caller once waited forever for the block the worker never finished.
