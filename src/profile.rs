@@ -199,7 +199,7 @@ fn closed<'a, N: Node<'a>, const K: usize>(
     let mut found = [None; K];
     let mut stranger = None;
     for (k, v) in obj.members() {
-        match allowed.iter().position(|a| a.as_bytes() == k) {
+        match place(allowed, k) {
             Some(i) => found[i] = Some(v),
             None => stranger = stranger.or(Some(k)),
         }
@@ -217,6 +217,13 @@ fn closed<'a, N: Node<'a>, const K: usize>(
         )),
         None => Ok(found),
     }
+}
+
+/// The place of `name` in `allowed`: where [`closed`] returns that member (a constant
+/// `name` folds). The fast path finds the envelope by it under `core`.
+#[inline(always)]
+pub(crate) fn place<const K: usize>(allowed: &[&str; K], name: &[u8]) -> Option<usize> {
+    allowed.iter().position(|a| a.as_bytes() == name)
 }
 
 /// A required member [`closed`] returned (it checked that it is there).

@@ -371,7 +371,9 @@ impl LineWorker {
         } else {
             top_members(t, line)
         };
-        let env = Envelope::read(t, s, |name| top[top_index(name)?])?;
+        let env = Envelope::read(t, s, |name| {
+            top[crate::profile::place(&crate::profile::TOP, name)?]
+        })?;
         // R-TYPE-1: the fields the reducer reads are strings when present.
         let payload = TapePayload {
             tape: t,
@@ -501,14 +503,6 @@ fn trace01(
     Some(top.map(|m| m.map(|n| n.tok)))
 }
 
-/// The place of member `name` in [`crate::profile::TOP`] (a constant `name` folds).
-#[inline(always)]
-fn top_index(name: &[u8]) -> Option<usize> {
-    crate::profile::TOP
-        .iter()
-        .position(|n| n.as_bytes() == name)
-}
-
 /// The event's (token 0's) members named in [`crate::profile::TOP`], by their place
 /// there, from one walk of its keys (the tape declined duplicate keys); none when it is
 /// not an object.
@@ -521,7 +515,7 @@ fn top_members(t: &Tape, line: &str) -> [Option<usize>; crate::profile::TOP.len(
         tok: 0,
     };
     for (name, value) in event.members() {
-        if let Some(at) = top_index(name) {
+        if let Some(at) = crate::profile::place(&crate::profile::TOP, name) {
             top[at] = Some(value.tok);
         }
     }
