@@ -240,8 +240,3 @@ impl<'de> Visitor<'de> for Vouched {
         }
     }
 }
-
-/// Whether the JSON text `message` is vouched for (the tests' entry point).
-pub fn vouches(message: &str) -> bool {
-    serde_json::from_str::<Vouched>(message).is_ok()
-}
