@@ -1880,6 +1880,7 @@ fn strings(view: &Value, key: &str) -> Option<Vec<String>> {
 fn the_library_api_answers_the_corpus() {
     use journal_conformance::store::{inspect_recovery, Store, StoreStep};
     use journal_conformance::tree::Loaded;
+    use journal_conformance::wire::DEFAULT_MAX_LINE_BYTES;
     let dir = tempfile::tempdir().unwrap();
     let mut counts = std::collections::BTreeMap::<&str, usize>::new();
     let mut wrong = Vec::new();
@@ -1915,8 +1916,13 @@ fn the_library_api_answers_the_corpus() {
                         fault = fault.or_else(|| tree_api(l, value, &mut counts));
                         fault = fault.or_else(|| {
                             let want = expected_drawing(&case.input, value)?;
-                            let shape = Loaded::read(&case.input[..], dialect, true, 1 << 20)
-                                .map_err(|e| format!("shape-only load: {e}"));
+                            let shape = Loaded::read(
+                                &case.input[..],
+                                dialect,
+                                true,
+                                DEFAULT_MAX_LINE_BYTES,
+                            )
+                            .map_err(|e| format!("shape-only load: {e}"));
                             *counts.entry("shape render").or_default() += 1;
                             let drawing = match shape {
                                 Ok(s) => s.render(),
