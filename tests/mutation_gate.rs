@@ -887,13 +887,7 @@ fn the_yoagent_chunked_load_answers_the_corpus() {
             for chunks in 2..=4 {
                 let answer = match load_shape_chunked(&case.input, chunks) {
                     Ok(shape) => Answer::Result(shape.inspect()),
-                    Err(e) => Answer::Error {
-                        code: e.code.as_str().to_owned(),
-                        line: e.line,
-                        sequence: e.sequence,
-                        index: e.index,
-                        message: e.message,
-                    },
+                    Err(e) => error_answer(e),
                 };
                 checked += 1;
                 if let Some(m) = judge(&check.expect, &answer) {
