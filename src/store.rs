@@ -1223,38 +1223,16 @@ fn recovered(r: &Recovery, out: &mut Vec<Value>) {
     }
 }
 
-/// A scratch directory removed on drop.
-struct ScratchDir(PathBuf);
-
-impl ScratchDir {
-    fn new() -> io::Result<ScratchDir> {
-        use std::sync::atomic::{AtomicU64, Ordering};
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let dir = std::env::temp_dir().join(format!("jc-store-{}-{n}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir)?;
-        Ok(ScratchDir(dir))
-    }
-}
-
-impl Drop for ScratchDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// `store_apply` (`S-OPS-1`): the reference runs the steps on a scratch file.
 pub fn apply_steps(
     input: &[u8],
     steps: &[StoreStep],
     profile: JournalProfile,
 ) -> Result<Value, StoreError> {
-    let dir = ScratchDir::new()?;
-    let path = dir.0.join("journal.jsonl");
-    let ck = dir.0.join("journal.checkpoint.json");
+    // A scratch directory in the temporary directory, removed on drop.
+    let dir = tempfile::Builder::new().prefix("jc-store-").tempdir()?;
+    let path = dir.path().join("journal.jsonl");
+    let ck = dir.path().join("journal.checkpoint.json");
     std::fs::write(&path, input)?;
     let mut recoveries = Vec::new();
     let (mut store, rec) = Store::open(&path, profile)?;

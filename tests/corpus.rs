@@ -92,7 +92,9 @@ fn embedded_corpus_equals_the_directory() {
 /// exercised by the Rust tests of those parts rather than by vectors; so are the store
 /// rules that need a crash, a lock, an injected fault or a corrupted checkpoint
 /// (tests/store.rs, tests/store_crash.rs), or a special file (S-FILE-1:
-/// tests/hostile_inputs.rs; `store_apply` runs on scratch files).
+/// tests/hostile_inputs.rs; `store_apply` runs on scratch files); the mutation gate
+/// checks those of them it can on the corpus's journals (tests/mutation_gate.rs, paths
+/// 4, 16 and 17).
 const NOT_VECTOR_RULES: &[&str] = &[
     // Fuzz campaigns (13.7): tests/campaign.rs and the campaign module's unit tests.
     "FZ-CAMP-1",

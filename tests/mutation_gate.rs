@@ -33,7 +33,11 @@
 //!   with `--max-line-bytes` at and one below each input's longest line, measured here;
 //! - the library's own API where no command calls it (`journal::read`, `Loaded::load`,
 //!   the session and tree lookups, a shape-only load's drawing, `Store::open`'s `end`
-//!   and `is_empty`, `inspect_recovery`), judged against the vector's expectation.
+//!   and `is_empty`, `inspect_recovery`), judged against the vector's expectation;
+//! - the store's rules no vector can reach (SPEC.md 16: injected write and sync faults
+//!   while appending the corpus's valid journals, a second writer, the lock's grace, a
+//!   FIFO, a directory, a missing journal), each expected value SPEC's text;
+//! - reads that fail or are interrupted (X-EXIT-1), through the journal fast path.
 //!
 //! Every expected value is the corpus's own (SPEC-derived, see conformance/README.md); this
 //! file adds none. What it adds are inputs made from the corpus's (a checkpoint of a
@@ -60,7 +64,11 @@ fn run(args: &[&str]) -> Output {
 }
 
 fn assert_test_run(args: &[&str]) {
-    let out = run(args);
+    assert_passed(args, &run(args));
+}
+
+/// A `test` run's output says it passed: exit 0, `conformance ok`, nothing failed.
+fn assert_passed(args: &[&str], out: &Output) {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),
@@ -77,9 +85,24 @@ fn assert_test_run(args: &[&str]) {
     assert!(stdout.contains(" 0 failed, 0 errored"), "{stdout}");
 }
 
+/// Gate path 1. The run's temporary directory is a fresh one, which must be empty
+/// again when it ends: the scratch files of `store_apply` (the reference runs the steps on
+/// a scratch journal) are the kit's, and none may outlive the run.
 #[test]
 fn the_corpus_and_golden_traces_pass_the_reference_in_process() {
-    assert_test_run(&["test", "--properties", "0", "--format", "terse"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let out = Command::new(BIN)
+        .args(["test", "--properties", "0", "--format", "terse"])
+        .env("TMPDIR", tmp.path())
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the kit");
+    assert_passed(&["test", "--properties", "0", "--format", "terse"], &out);
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "the run left {left:?} in its TMPDIR");
 }
 
 /// The corpus read from its directory (`--corpus`), not the embedded copy: the file
@@ -2208,7 +2231,7 @@ fn appended_through_faults(
 /// `store_apply` runs on a scratch file the implementation writes, with no second writer,
 /// no failing disk, no special file): every expected value is SPEC.md 16's text.
 ///
-/// - S-FAULT-1 and S-BATCH-1, by injection: every 4th valid journal of the corpus's
+/// - S-FAULT-1 and S-BATCH-1, by injection: every other valid journal of the corpus's
 ///   `validate` checks (in its journal profile) appended through [`Faulty`], as
 ///   [`appended_through_faults`] says;
 /// - S-WRITER-1: while one store holds a journal, a second `Store::open` fails with
@@ -2242,7 +2265,7 @@ fn the_store_holds_its_contract_where_vectors_cannot_reach() {
                 continue;
             };
             k += 1;
-            if k % 4 != 0 {
+            if k % 2 != 0 {
                 continue;
             }
             let file = dir.path().join(format!("f{k}.jsonl"));
@@ -2254,7 +2277,7 @@ fn the_store_holds_its_contract_where_vectors_cannot_reach() {
         }
     }
     assert!(
-        journals > 100,
+        journals > 200,
         "only {journals} journals appended through faults"
     );
 
@@ -2389,4 +2412,101 @@ fn the_store_holds_its_contract_where_vectors_cannot_reach() {
         }
     }
     assert_all_right("store contract checks", journals + 8, 0, &wrong);
+}
+
+/// A reader of `bytes` whose every other `fill_buf` is interrupted (`EINTR`), and which,
+/// given `fail_at`, fails once when it reaches that offset and then ends (gate path 17):
+/// a reader that took the failure for an interruption, or skipped it, would go on to an
+/// answer about part of the input.
+struct Flaky<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    interrupt: bool,
+    fail_at: Option<usize>,
+}
+
+impl std::io::Read for Flaky<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = std::io::BufRead::fill_buf(self)?.len().min(buf.len());
+        buf[..n].copy_from_slice(&self.bytes[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+impl std::io::BufRead for Flaky<'_> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        self.interrupt = !self.interrupt;
+        if self.interrupt {
+            return Err(std::io::ErrorKind::Interrupted.into());
+        }
+        let end = match self.fail_at {
+            Some(f) if self.at == f => {
+                self.fail_at = None;
+                self.bytes = &self.bytes[..f];
+                return Err(std::io::Error::other("injected read failure"));
+            }
+            Some(f) => f,
+            None => self.bytes.len(),
+        };
+        // At most 7 bytes a call, so reads end inside lines and every line is refilled.
+        Ok(&self.bytes[self.at..end.min(self.at + 7)])
+    }
+    fn consume(&mut self, n: usize) {
+        self.at += n;
+    }
+}
+
+/// Gate path 17, reads that fail (SPEC.md X-EXIT-1: a failed read is an I/O error
+/// whatever was read before it; a read interrupted by a signal is retried): the journal
+/// fast path (`fast::validate`, which `validate` and `serve` answer with), on every
+/// `validate` check in a journal profile, reading through [`Flaky`]: interrupted on
+/// every other read, it must answer as the vector says; failing halfway through a valid
+/// journal, it must fail with an I/O error, not count the events before it.
+#[test]
+fn a_failing_read_is_an_io_error() {
+    use journal_conformance::error::ReadError;
+    use journal_conformance::fast::{self, Options};
+    let (mut checked, mut failed) = (0, 0);
+    let mut wrong = Vec::new();
+    for case in vectors::load_embedded().unwrap() {
+        if journal_profile(case.profile).is_none() {
+            continue;
+        }
+        let opts = Options::new(case.profile.journal());
+        for check in case
+            .checks
+            .iter()
+            .filter(|c| matches!(c.op, Operation::Validate))
+        {
+            let flaky = |fail_at| Flaky {
+                bytes: &case.input,
+                at: 0,
+                interrupt: false,
+                fail_at,
+            };
+            let answer = match fast::validate(flaky(None), &opts) {
+                Ok(n) => Answer::Result(Value::object([("event_count", Value::from_u64(n))])),
+                Err(ReadError::Invalid(e)) => error_answer(e),
+                Err(e) => Answer::Result(Value::from(e.to_string())),
+            };
+            checked += 1;
+            if let Some(m) = judge(&check.expect, &answer) {
+                wrong.push(format!("{} (interrupted reads): {m:?}", case.id));
+            }
+            if valid_lines(&case, &check.expect).is_some() {
+                failed += 1;
+                match fast::validate(flaky(Some(case.input.len() / 2)), &opts) {
+                    Err(ReadError::Io(_)) => {}
+                    other => wrong.push(format!(
+                        "{} (a read failing at byte {}): {other:?}, not an I/O error",
+                        case.id,
+                        case.input.len() / 2
+                    )),
+                }
+            }
+        }
+    }
+    assert!(failed > 400, "only {failed} failing reads");
+    assert_all_right("reads through interruptions", checked, 1900, &wrong);
 }
