@@ -894,10 +894,57 @@ fn the_tree_show_command_draws_the_corpus() {
 /// (`fast::yoagent::load_shape`), which no vector is large enough to reach. Here every
 /// `tree_inspect` check of the dialect is answered by that load cut into 2, 3 and 4
 /// chunks, whatever the input's size, and judged against the vector's expectation.
+///
+/// The parallel load's speed contract, which the answers cannot show (every cut loads
+/// the same session), is checked as its doc states it: `chunk_count` is one below 1 MiB
+/// or with fewer than two threads and one per thread from 1 MiB on; and `cut` shares the
+/// work: its chunks are the input, each ends just after a line break (the last at the
+/// end), and none is longer than `len / n + 1` bytes plus the longest line.
 #[test]
 fn the_yoagent_chunked_load_answers_the_corpus() {
-    use journal_conformance::fast::yoagent::load_shape_chunked;
+    use journal_conformance::fast::yoagent::{chunk_count, cut, load_shape_chunked};
     let (mut checked, mut wrong) = (0, Vec::new());
+    const MIB: usize = 1 << 20;
+    for (len, threads, want) in [
+        (MIB - 1, 4, 1),
+        (MIB, 4, 4),
+        (MIB, 2, 2),
+        (MIB << 8, 1, 1),
+        (MIB << 8, 0, 1),
+        (MIB << 8, 3, 3),
+        (0, 8, 1),
+    ] {
+        let got = chunk_count(len, threads);
+        if got != want {
+            wrong.push(format!(
+                "chunk_count({len}, {threads}) = {got}, want {want}"
+            ));
+        }
+    }
+    let mut cuts = 0;
+    for case in vectors::load_embedded().unwrap() {
+        let Ok(text) = std::str::from_utf8(&case.input) else {
+            continue;
+        };
+        let longest = text.split_inclusive('\n').map(str::len).max().unwrap_or(0);
+        for n in 2..=4 {
+            let parts = cut(text, n);
+            cuts += 1;
+            let whole = parts.concat() == text;
+            let ends = parts[..parts.len() - 1].iter().all(|p| p.ends_with('\n'));
+            let shared = parts
+                .iter()
+                .all(|p| p.len() <= text.len() / n + 1 + longest);
+            if !(whole && ends && shared && parts.len() <= n) {
+                wrong.push(format!(
+                    "{}: cut into {n}: {:?}",
+                    case.id,
+                    parts.iter().map(|p| p.len()).collect::<Vec<_>>()
+                ));
+            }
+        }
+    }
+    assert!(cuts > 3000, "only {cuts} cuts");
     for case in vectors::load_embedded().unwrap() {
         if case.profile != Profile::Yoagent026 {
             continue;

@@ -106,8 +106,11 @@ fn read_chunk(text: &str) -> Chunk<'_> {
 }
 
 /// `text` cut into about `n` chunks, each ending just after a line break (the last at
-/// the end of the input).
-fn cut(text: &str, n: usize) -> Vec<&str> {
+/// the end of the input), so that they share the work: chunk `k` ends at the first line
+/// break at or after byte `len * k / n` (or where the one before it ends, if later), so
+/// none is longer than `len / n + 1` bytes and the line that crosses its end. Fewer when the
+/// text has too few line breaks.
+pub fn cut(text: &str, n: usize) -> Vec<&str> {
     let mut out = Vec::with_capacity(n);
     let mut from = 0;
     for k in 1..n {
@@ -124,11 +127,21 @@ fn cut(text: &str, n: usize) -> Vec<&str> {
     out
 }
 
+/// How many chunks [`load_shape`] cuts a `len`-byte input into with `threads` readers:
+/// one (the calling thread) below 1 MiB (`PARALLEL_BYTES`) or with fewer than two
+/// threads, else one per thread. Speed only: every cut loads the same session.
+pub fn chunk_count(len: usize, threads: usize) -> usize {
+    if threads > 1 && len >= PARALLEL_BYTES {
+        threads
+    } else {
+        1
+    }
+}
+
 /// Load `bytes` as [`Session::load`] does, keeping only the shape; `threads` readers
-/// (the calling thread alone for 0 or 1, or for a small input).
+/// (the calling thread alone for 0 or 1, or for a small input: [`chunk_count`]).
 pub fn load_shape(bytes: &[u8], threads: usize) -> Result<SessionShape, Error> {
-    let parallel = threads > 1 && bytes.len() >= PARALLEL_BYTES;
-    load_shape_chunked(bytes, if parallel { threads } else { 1 })
+    load_shape_chunked(bytes, chunk_count(bytes.len(), threads))
 }
 
 /// [`load_shape`] with the input cut into about `chunks` chunks, whatever its size, each
