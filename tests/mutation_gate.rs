@@ -1609,8 +1609,9 @@ fn the_tree_command_answers_the_corpus() {
 /// `tree apply FILE OPS` on every 8th `tree_apply` check of the hand-written groups: the
 /// steps as a JSON array in OPS (the CLI's document reader and step parsing), the tree it
 /// prints on stdout and the `results:` line on stderr read back as the operation's result,
-/// exit 1 exactly when a step failed; or, when the file does not load, the diagnostic's
-/// code and line.
+/// exit 1 exactly when a step failed, and each failed step named in a diagnostic
+/// (`OPS: step I (NAME): error[CODE]: ...`, T-ERR-1, NAME the step's `step` as written in
+/// OPS); or, when the file does not load, the diagnostic's code and line.
 #[test]
 fn the_tree_apply_command_answers_the_corpus() {
     let dir = tempfile::tempdir().unwrap();
@@ -1667,6 +1668,29 @@ fn the_tree_apply_command_answers_the_corpus() {
             checked += 1;
             if let Some(m) = judge(&check.expect, &answer) {
                 wrong.push(format!("{} (tree apply): {m:?}", case.id));
+            }
+            // T-ERR-1: each failed step is named in a diagnostic, by its index in OPS
+            // and its `step` as written there, with the expected code.
+            let expected = match &check.expect {
+                Expect::Result { value, .. } => value.get("results").and_then(Value::as_array),
+                _ => None,
+            };
+            for (i, r) in expected.into_iter().flatten().enumerate() {
+                let Some(code) = r.get("error").and_then(|e| e.get("code")) else {
+                    continue;
+                };
+                let step = steps[i].to_json();
+                let name = step.get("step").and_then(Value::as_str).unwrap_or("?");
+                let said = format!(
+                    "{o}: step {i} ({name}): error[{}]: ",
+                    code.as_str().unwrap_or("?")
+                );
+                if !stderr.lines().any(|l| l.starts_with(&said)) {
+                    wrong.push(format!(
+                        "{} (tree apply): no `{said}` in\n{stderr}",
+                        case.id
+                    ));
+                }
             }
         }
     }
