@@ -1836,7 +1836,7 @@ fn reordered(v: &Value) -> Value {
 fn wrong_answers_are_judged_wrong() {
     let mut cases = vectors::load_embedded().unwrap();
     cases.extend(journal_conformance::runner::plan::golden_cases().unwrap());
-    let (mut right, mut wrong_checked) = (0usize, 0usize);
+    let (mut right, mut wrong_checked, mut same_checked) = (0usize, 0usize, 0usize);
     let mut failures = Vec::new();
     for case in &cases {
         for check in &case.checks {
@@ -1848,6 +1848,19 @@ fn wrong_answers_are_judged_wrong() {
                     must_pass.push(Answer::Result(reordered(value)));
                     let mut versions = Vec::new();
                     wrong_versions(value, &mut 24, &mut versions);
+                    // `golden verify`'s comparison of whole values, `Value::same`, by the
+                    // same equality.
+                    same_checked += 1 + versions.len();
+                    if !value.same(&reordered(value)) {
+                        failures.push(format!("{}: Value::same: reordered differs", case.id));
+                    }
+                    if let Some(v) = versions.iter().find(|v| value.same(v)) {
+                        failures.push(format!(
+                            "{}: Value::same accepts {}",
+                            case.id,
+                            journal_conformance::canonical::to_string(v)
+                        ));
+                    }
                     must_fail.extend(versions.into_iter().map(Answer::Result));
                     must_fail.push(Answer::Error {
                         code: "invalid_json".into(),
@@ -1911,8 +1924,8 @@ fn wrong_answers_are_judged_wrong() {
     failures.truncate(20);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(
-        right > 5_000 && wrong_checked > 50_000,
-        "{right} right, {wrong_checked} wrong answers judged"
+        right > 5_000 && wrong_checked > 50_000 && same_checked > 40_000,
+        "{right} right, {wrong_checked} wrong answers judged, {same_checked} compared"
     );
 }
 
