@@ -155,6 +155,55 @@ fn the_corpus_and_golden_traces_pass_serve() {
     ]);
 }
 
+/// Gate path 2's other half: the runner never sends `serve` an operation it does not
+/// know, so the corpus cannot; A-SKIP-1 says an adapter should answer such a request
+/// `unsupported` (a newer runner may send operations a protocol-1 adapter has never heard
+/// of), and the reference does, while a known operation's request is answered.
+#[test]
+fn serve_answers_an_unknown_operation_unsupported() {
+    use std::io::Write;
+    let mut child = Command::new(BIN)
+        .arg("serve")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run the kit");
+    let requests = [
+        r#"{"cmd":"run","id":1,"op":{"op":"frobnicate"},"profile":"core","input_base64":""}"#,
+        r#"{"cmd":"run","id":2,"op":{"op":"validate"},"profile":"core","input_base64":""}"#,
+        r#"{"cmd":"stop"}"#,
+    ];
+    let mut stdin = child.stdin.take().unwrap();
+    for r in requests {
+        writeln!(stdin, "{r}").unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let replies: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| json::parse(l).ok())
+        .collect();
+    let reply = |id: i64| {
+        replies
+            .iter()
+            .find(|r| r.get("id").and_then(Value::as_i64) == Some(id))
+    };
+    assert_eq!(
+        reply(1).and_then(|r| r.get("unsupported")),
+        Some(&Value::Bool(true)),
+        "an unknown operation: {replies:?}"
+    );
+    assert!(
+        reply(2).is_some_and(|r| r.get("unsupported").is_none()
+            && r.get("error")
+                .and_then(|e| e.get("code"))
+                .and_then(Value::as_str)
+                == Some("empty_journal")),
+        "validate of an empty journal: {replies:?}"
+    );
+}
+
 /// The journal profiles the command line takes (`--profile`).
 fn journal_profile(p: Profile) -> Option<&'static str> {
     match p {
