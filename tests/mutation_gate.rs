@@ -1471,9 +1471,33 @@ fn a_checkpoint_that_does_not_fit_is_ignored() {
 /// report the same torn tail (offset and length) or none and change nothing, and
 /// `--apply` must move exactly those bytes to `FILE.torn-1` beside the journal and cut the
 /// journal at the offset.
+/// The first open's torn tail as a `store_apply` result's `recovered` gives it (offset,
+/// bytes), `Some(None)` when nothing was recovered; `None` when the steps restart the
+/// store and something was recovered (which open recovered it is not said).
+fn first_torn(
+    value: &Value,
+    steps: &[journal_conformance::store::StoreStep],
+) -> Option<Option<(u64, Vec<u8>)>> {
+    use journal_conformance::store::StoreStep;
+    let recovered = value.get("recovered").and_then(Value::as_array).unwrap();
+    let restarts = steps.iter().any(|s| matches!(s, StoreStep::Restart));
+    if restarts && !recovered.is_empty() {
+        return None;
+    }
+    Some(recovered.first().map(|r| {
+        (
+            r.get("offset").and_then(Value::as_i64).unwrap() as u64,
+            r.get("torn")
+                .and_then(Value::as_str)
+                .unwrap()
+                .as_bytes()
+                .to_vec(),
+        )
+    }))
+}
+
 #[test]
 fn the_recover_command_answers_the_corpus() {
-    use journal_conformance::store::StoreStep;
     let dir = tempfile::tempdir().unwrap();
     let elsewhere = tempfile::tempdir().unwrap();
     let (mut checked, mut torn_tails) = (0, 0);
@@ -1504,7 +1528,6 @@ fn the_recover_command_answers_the_corpus() {
                     .expect("run the kit");
                 (file, out)
             };
-            let restarts = steps.iter().any(|s| matches!(s, StoreStep::Restart));
             for apply in [false, true] {
                 let (file, out) = recover(apply);
                 let name = file.to_str().unwrap();
@@ -1518,15 +1541,10 @@ fn the_recover_command_answers_the_corpus() {
                         judge(&check.expect, &answer).map(|m| format!("{m:?}"))
                     }
                     Expect::Result { value, .. } => {
-                        let recovered = value.get("recovered").and_then(Value::as_array).unwrap();
-                        let first = match recovered.first() {
-                            None => None,
-                            Some(_) if restarts => continue,
-                            Some(r) => Some((
-                                r.get("offset").and_then(Value::as_i64).unwrap() as usize,
-                                r.get("torn").and_then(Value::as_str).unwrap().as_bytes(),
-                            )),
+                        let Some(first) = first_torn(value, steps) else {
+                            continue;
                         };
+                        let first = first.as_ref().map(|(at, bytes)| (*at as usize, &bytes[..]));
                         let torn = report.as_ref().ok().and_then(|r| r.get("torn")).cloned();
                         let field = |k: &str| {
                             torn.as_ref()
@@ -2028,7 +2046,7 @@ fn strings(view: &Value, key: &str) -> Option<Vec<String>> {
 ///   has no blank line, W-BLANK-1).
 #[test]
 fn the_library_api_answers_the_corpus() {
-    use journal_conformance::store::{inspect_recovery, Store, StoreStep};
+    use journal_conformance::store::{inspect_recovery, Store};
     use journal_conformance::tree::Loaded;
     use journal_conformance::wire::DEFAULT_MAX_LINE_BYTES;
     let dir = tempfile::tempdir().unwrap();
@@ -2095,21 +2113,9 @@ fn the_library_api_answers_the_corpus() {
                     let Expect::Result { value, .. } = &check.expect else {
                         continue;
                     };
-                    let recovered = value.get("recovered").and_then(Value::as_array).unwrap();
-                    let restarts = steps.iter().any(|s| matches!(s, StoreStep::Restart));
-                    if restarts && !recovered.is_empty() {
-                        continue; // which open recovered it is not said
-                    }
-                    let first = recovered.first().map(|r| {
-                        (
-                            r.get("offset").and_then(Value::as_i64).unwrap() as u64,
-                            r.get("torn")
-                                .and_then(Value::as_str)
-                                .unwrap()
-                                .as_bytes()
-                                .to_vec(),
-                        )
-                    });
+                    let Some(first) = first_torn(value, steps) else {
+                        continue;
+                    };
                     let file = dir.path().join("s.jsonl");
                     let _ = std::fs::remove_file(&file);
                     let _ = std::fs::remove_file(file.with_extension("jsonl.torn-1"));
