@@ -131,8 +131,8 @@ pub fn cut(text: &str, n: usize) -> Vec<&str> {
 /// one (the calling thread) below 1 MiB (`PARALLEL_BYTES`) or with fewer than two
 /// threads, else one per thread. Speed only: every cut loads the same session.
 pub fn chunk_count(len: usize, threads: usize) -> usize {
-    if threads > 1 && len >= PARALLEL_BYTES {
-        threads
+    if len >= PARALLEL_BYTES {
+        threads.max(1)
     } else {
         1
     }
