@@ -29,7 +29,7 @@ fn the_corpus_and_golden_traces_pass_the_reference_in_process() {
 #[test]
 fn the_corpus_directory_passes_the_reference() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/conformance");
-    assert_test_run(&[
+    let args = [
         "test",
         "--properties",
         "0",
@@ -37,16 +37,9 @@ fn the_corpus_directory_passes_the_reference() {
         "terse",
         "--corpus",
         dir,
-    ]);
-    let out = run(&[
-        "test",
-        "--properties",
-        "0",
-        "--format",
-        "terse",
-        "--corpus",
-        dir,
-    ]);
+    ];
+    let out = run(&args);
+    assert_passed(&args, &out);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let checked = stdout
         .split("checked ")
