@@ -37,7 +37,9 @@
 //! - the store's rules no vector can reach (SPEC.md 16: injected write and sync faults
 //!   while appending the corpus's valid journals, a second writer, the lock's grace, a
 //!   FIFO, a directory, a missing journal), each expected value SPEC's text;
-//! - reads that fail or are interrupted (X-EXIT-1), through the journal fast path.
+//! - reads that fail or are interrupted (X-EXIT-1), through the journal fast path;
+//! - the memory SPEC.md 16.5 promises (`canonical` stops buffering at a settled error;
+//!   the journal readers hold blocks, not the file), as the child's peak resident set.
 //!
 //! Every expected value is the corpus's own (SPEC-derived, see conformance/README.md) or
 //! SPEC's text; the gate adds none. What it adds are inputs made from the corpus's (a
@@ -50,7 +52,7 @@
 //! One target (`scripts/mutants-tree.sh` builds it alone), one module per group of paths
 //! in `tests/mutation_gate/`: `corpus` (1, 2, 7), `command_line` (3, 6), `checkpoints`
 //! (4), `store` (5, 16), `judge` (8), `fast_paths` (9, 10, 11, 17), `documented` (12, 13,
-//! 14), `library_api` (15). This file holds what several of them use.
+//! 14), `library_api` (15), `limits` (18). This file holds what several of them use.
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -74,6 +76,8 @@ mod fast_paths;
 mod judge;
 #[path = "mutation_gate/library_api.rs"]
 mod library_api;
+#[path = "mutation_gate/limits.rs"]
+mod limits;
 #[path = "mutation_gate/store.rs"]
 mod store;
 
