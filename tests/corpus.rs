@@ -145,7 +145,8 @@ const NOT_VECTOR_RULES: &[&str] = &[
     "C-IMPL-1",
     "F-FP-3",
     "J-LOC-1",
-    // The differential phase (SPEC.md 13.4): tests/differential.rs.
+    // The differential phase (SPEC.md 13.6): tests/differential.rs, and what it draws
+    // (D-CASES-1) in gate path 19, tests/mutation_gate/differential.rs.
     "D-CASES-1",
     "D-KIND-1",
     "D-ATTR-1",

@@ -203,7 +203,7 @@ fn a_known_rule_does_not_hide_a_fault_of_another_rule() {
 fn tree_canonical_and_store_faults_are_found_by_the_new_generators() {
     let none = BTreeSet::new();
     let mut imp = fake("tree-tips-reversed+tree-save-newline+canonical-ascii+store-dup-false");
-    let r = differential::run(&mut imp, &opts(300, 2, &none)).unwrap();
+    let r = differential::run(&mut imp, &opts(300, 3, &none)).unwrap();
     let s = summary(&r);
     let has = |op: &str, rule: &str, detail: &str| {
         r.kinds
@@ -445,7 +445,7 @@ fn a_reader_decision_is_one_kind_across_the_journal_operations() {
         inner: Reference::default(),
         info: Reference::default().info().clone(),
     };
-    let r = differential::run(&mut imp, &opts(400, 7, &none)).unwrap();
+    let r = differential::run(&mut imp, &opts(400, 1, &none)).unwrap();
     let s = summary(&r);
     assert!(!r.kinds.is_empty(), "{s}");
     for k in &r.kinds {
@@ -508,7 +508,7 @@ fn kinds_of_two_operations_with_one_shrunk_input_are_one_decision() {
         inner: Reference::default(),
         info: Reference::default().info().clone(),
     };
-    let r = differential::run(&mut imp, &opts(300, 11, &none)).unwrap();
+    let r = differential::run(&mut imp, &opts(300, 5, &none)).unwrap();
     let s = summary(&r);
     assert!(!r.kinds.is_empty(), "{s}");
     let merged: Vec<&Kind> = r

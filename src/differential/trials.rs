@@ -7,6 +7,7 @@ use proptest::prelude::*;
 use proptest::strategy::Union;
 
 use crate::error::ErrorCode;
+use crate::event::JournalProfile;
 use crate::generate::operations::{canonical_input, store_case, tree_case, tree_recipe, TreeCase};
 use crate::generate::yoagent;
 use crate::generate::{
@@ -124,9 +125,10 @@ pub fn arbitrary_trial(cfg: &GenConfig, offered: &[String], data: &[u8]) -> Opti
 
 /// The trials for the operations in `offered` (`None` when none can be generated).
 /// Weights: journals 6 (half valid, half malformed), `tree_apply` 2, `canonical` 2,
-/// `tree_inspect` 1, `store_apply` 1; the same tree weights again for `yoagent-0.26`
-/// session files ([`crate::generate::yoagent`]) when `profiles` (the handshake's) offers
-/// that dialect.
+/// `tree_inspect` 1, `store_apply` 1; the same journal weights again for Trace 0.1
+/// journals when `profiles` (the handshake's) offers `trace-0.1`, and the same tree
+/// weights again for `yoagent-0.26` session files ([`crate::generate::yoagent`]) when it
+/// offers that dialect.
 pub fn trials(
     cfg: &GenConfig,
     offered: &[String],
@@ -139,12 +141,36 @@ pub fn trials(
         .filter(|k| k.is_journal() && has(*k))
         .collect();
     if !journal_ops.is_empty() {
-        let valid = (valid_journal(cfg), any::<u8>(), any::<u16>())
-            .prop_map(move |(j, which, k)| valid_trial(j, &journal_ops, which, k))
-            .boxed();
-        let malformed = any_malformed_journal(cfg).prop_map(malformed_trial).boxed();
-        arms.push((3, valid));
-        arms.push((3, malformed));
+        // Core journals always; Trace 0.1 journals (the seed's recorder's profile,
+        // P-TRACE-*) drawn a second time when the handshake offers that profile.
+        let mut configs = vec![cfg.clone()];
+        if profiles.iter().any(|p| p == Profile::Trace01.as_str()) {
+            configs.push(GenConfig {
+                profile: JournalProfile::Trace01,
+                ..cfg.clone()
+            });
+        }
+        for cfg in &configs {
+            let ops = journal_ops.clone();
+            let valid = (valid_journal(cfg), any::<u8>(), any::<u16>())
+                .prop_map(move |(j, which, k)| valid_trial(j, &ops, which, k))
+                .boxed();
+            // A malformed journal's defect can choose its operation (`until` out of
+            // range is a replay's or a fingerprint's) and its profile (a P-TRACE-*
+            // defect is planted in a Trace 0.1 journal): only offered ones are drawn.
+            let offered_ops = journal_ops.clone();
+            let offered_profiles = profiles.to_vec();
+            let malformed = any_malformed_journal(cfg)
+                .prop_filter("an operation and profile the handshake offers", move |m| {
+                    let profile = Profile::from(m.profile);
+                    offered_ops.contains(&m.op.kind())
+                        && offered_profiles.iter().any(|p| p == profile.as_str())
+                })
+                .prop_map(malformed_trial)
+                .boxed();
+            arms.push((3, valid));
+            arms.push((3, malformed));
+        }
     }
     if has(OpKind::TreeInspect) || has(OpKind::TreeApply) {
         let (inspect, apply) = (has(OpKind::TreeInspect), has(OpKind::TreeApply));
