@@ -39,7 +39,9 @@
 //!   FIFO, a directory, a missing journal), each expected value SPEC's text;
 //! - reads that fail or are interrupted (X-EXIT-1), through the journal fast path;
 //! - the memory SPEC.md 16.5 promises (`canonical` stops buffering at a settled error;
-//!   the journal readers hold blocks, not the file), as the child's peak resident set.
+//!   the journal readers hold blocks, not the file), as the child's peak resident set;
+//! - the differential phase's generated cases (D-CASES-1: what the handshake offers, both
+//!   journal profiles) and the generator's labels, which the reference must answer.
 //!
 //! Every expected value is the corpus's own (SPEC-derived, see conformance/README.md) or
 //! SPEC's text; the gate adds none. What it adds are inputs made from the corpus's (a
@@ -52,7 +54,7 @@
 //! One target (`scripts/mutants-tree.sh` builds it alone), one module per group of paths
 //! in `tests/mutation_gate/`: `corpus` (1, 2, 7), `command_line` (3, 6), `checkpoints`
 //! (4), `store` (5, 16), `judge` (8), `fast_paths` (9, 10, 11, 17), `documented` (12, 13,
-//! 14), `library_api` (15), `limits` (18). This file holds what several of them use.
+//! 14), `library_api` (15), `limits` (18), `differential` (19). This file holds what several of them use.
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -68,6 +70,8 @@ mod checkpoints;
 mod command_line;
 #[path = "mutation_gate/corpus.rs"]
 mod corpus;
+#[path = "mutation_gate/differential.rs"]
+mod differential;
 #[path = "mutation_gate/documented.rs"]
 mod documented;
 #[path = "mutation_gate/fast_paths.rs"]
