@@ -198,3 +198,69 @@ fn journal_readers_hold_blocks_not_the_file() {
         "the control: a line is held whole, but the measure saw {peak} bytes for {size}"
     );
 }
+
+/// Gate path 18, time: inputs large in the ways that make a quadratic step show (200,000
+/// distinct event ids; an object of 200,000 members in a `canonical` document and in a
+/// journal line's payload), each answered as SPEC.md says: `event_count` 200000 and 1
+/// (O-RESULT-1), and the document's canonical text: its members, already in canonical
+/// spelling, sorted by key (C-KEY-1). Nothing here is timed (they take about a second in a debug build):
+/// a reference whose id set, key check or key sort goes quadratic takes minutes on them,
+/// and the mutation campaign's timeout reports it (SPEC.md 17: the reference's growth
+/// is every `scale` verdict's yardstick).
+#[test]
+fn large_inputs_are_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: String| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let members = (0..200_000)
+        .map(|i| format!("\"k{i}\":0"))
+        .collect::<Vec<_>>()
+        .join(",");
+    let ids = write(
+        "ids.jsonl",
+        (0..200_000)
+            .map(|n| {
+                format!(
+                    "{{\"event_id\":\"e{n}\",\"session_id\":\"s\",\"sequence\":{n},\
+                     \"type\":\"model.request\",\"payload\":{{}},\"provenance\":{{\"run_id\":\"r\"}}}}\n"
+                )
+            })
+            .collect(),
+    );
+    let wide_line = write(
+        "wide.jsonl",
+        format!(
+            "{{\"event_id\":\"e0\",\"session_id\":\"s\",\"sequence\":0,\"type\":\"model.request\",\
+             \"payload\":{{{members}}},\"provenance\":{{\"run_id\":\"r\"}}}}\n"
+        ),
+    );
+    for (file, count) in [(&ids, 200_000), (&wide_line, 1)] {
+        let out = run(&["validate", "--json", file]);
+        let v = json::parse(std::str::from_utf8(&out.stdout).unwrap()).unwrap();
+        assert_eq!(
+            v.get("event_count").and_then(Value::as_i64),
+            Some(count),
+            "{file}: {v:?} {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let doc = format!("{{{members}}}");
+    let wide = write("wide.json", doc);
+    let out = run(&["canonical", &wide]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // C-KEY-1: members sorted by their keys' code units (here ASCII, so bytes).
+    let mut sorted: Vec<String> = (0..200_000).map(|i| format!("\"k{i}\":0")).collect();
+    sorted.sort();
+    assert!(
+        out.stdout == format!("{{{}}}\n", sorted.join(",")).into_bytes(),
+        "canonical of a 200,000-member object: not its members in key order"
+    );
+}
