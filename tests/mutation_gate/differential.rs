@@ -187,3 +187,48 @@ fn the_generators_labels_are_the_references_answers() {
         );
     }
 }
+
+/// Gate path 19, a fuzz campaign's `--ops` (SPEC.md 13.7, FZ-CAMP-1): a new campaign first
+/// replays every check of the conformance corpus, of the operations `--ops` selects, so
+/// `--ops validate,replay` against `serve` replays exactly the corpus's `validate` and
+/// `replay` checks (counted here from the embedded corpus) and
+/// then runs its 20 generated executions; a campaign that selected nothing would replay
+/// nothing and still say ok.
+#[test]
+fn a_fuzz_campaign_replays_the_checks_of_the_operations_it_is_given() {
+    let cases: Vec<Case> = vectors::load_embedded().unwrap();
+    let selected = |op: &Operation| matches!(op.name(), "validate" | "replay");
+    let want = cases
+        .iter()
+        .flat_map(|c| &c.checks)
+        .filter(|k| selected(&k.op))
+        .count() as i64;
+    let dir = tempfile::tempdir().unwrap();
+    let findings = dir.path().join("findings");
+    let serve = format!("{BIN} serve");
+    let out = run(&[
+        "fuzz",
+        "--adapter",
+        &serve,
+        "--runs",
+        "20",
+        "--ops",
+        "validate,replay",
+        "--findings",
+        findings.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary = json::parse(stdout.lines().last().unwrap_or("")).unwrap();
+    let count = |k: &str| summary.get(k).and_then(Value::as_i64);
+    assert_eq!(count("replayed"), Some(want), "{stdout}");
+    assert_eq!(count("executions"), Some(want + 20), "{stdout}");
+    assert_eq!(summary.get("verdict").and_then(Value::as_str), Some("ok"));
+}
