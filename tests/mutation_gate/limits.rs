@@ -1,6 +1,8 @@
-//! Gate path 18: the memory that SPEC.md 16.5 promises, which no answer shows. A reader
+//! Gate path 18: what SPEC.md 16.5 promises about size, which no answer shows. A reader
 //! that buffers what it should stream gives the same answers, so only the peak memory of
-//! the process (its maximum resident set, from `wait4`) can tell it from the reference.
+//! the process (its maximum resident set, from `wait4`) can tell it from the reference;
+//! a quadratic step gives the same answers too, slowly, on inputs large in the right way;
+//! and the values budget is exact, at its boundary, in a document and in a journal line.
 
 use super::*;
 
@@ -263,4 +265,65 @@ fn large_inputs_are_answered() {
         out.stdout == format!("{{{}}}\n", sorted.join(",")).into_bytes(),
         "canonical of a 200,000-member object: not its members in key order"
     );
+}
+
+/// Gate path 18, the values budget (SPEC.md 16.5: at most 1,048,576 values in one JSON
+/// text, object keys not counted; past it `FILE: line L, column C: too_many_values`, exit
+/// 2, C the column of the first value past the budget). `canonical` of an array holding
+/// 1,048,575 zeros (1,048,576 values with the array) answers its text (the SHA-256 of the
+/// document itself, which is canonical); with one zero more it fails at that zero, column
+/// 2 + 2 * 1,048,575. A journal line of 9 other values and an array of 1,048,567 zeros is
+/// an event; one of 1,048,570 zeros fails at its last zero (value 1,048,577), through the
+/// fast path's reader (it declines such a line to the parser, which gives the error).
+#[test]
+fn the_values_budget_is_exact() {
+    use sha2::{Digest, Sha256};
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let zeros = |n: usize| vec!["0"; n].join(",");
+    let full = format!("[{}]", zeros(1_048_575));
+    let at = write("full.json", &full);
+    let out = run(&["canonical", "--sha256", &at]);
+    let want: String = Sha256::digest(full.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), want, "{out:?}");
+    let over = write("over.json", &format!("[{}]", zeros(1_048_576)));
+    let out = run(&["canonical", &over]);
+    assert_eq!(out.status.code(), Some(2));
+    let want = format!(
+        "{over}: line 1, column {}: too_many_values: ",
+        2 + 2 * 1_048_575
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&want), "want {want:?}, got {stderr}");
+
+    let pre =
+        r#"{"event_id":"e0","session_id":"s","sequence":0,"type":"model.request","payload":{"a":["#;
+    let line = |n: usize| {
+        format!(
+            "{pre}{}]}},\"provenance\":{{\"run_id\":\"r\"}}}}\n",
+            zeros(n)
+        )
+    };
+    let fits = write("fits.jsonl", &line(1_048_567));
+    let out = run(&["validate", "--json", &fits]);
+    let v = json::parse(std::str::from_utf8(&out.stdout).unwrap()).unwrap();
+    assert_eq!(
+        v.get("event_count").and_then(Value::as_i64),
+        Some(1),
+        "{v:?}"
+    );
+    let over = write("over.jsonl", &line(1_048_570));
+    let out = run(&["validate", &over]);
+    assert_eq!(out.status.code(), Some(2));
+    let column = pre.len() + 1 + 2 * (1_048_570 - 1);
+    let want = format!("{over}: line 1, column {column}: too_many_values: ");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&want), "want {want:?}, got {stderr}");
 }
