@@ -21,12 +21,12 @@ use crate::wire::{self, LineReader};
 
 /// Looks ids up among events that are not in the checker's memory (the prefix covered
 /// by a checkpoint, `K-REPLAY-1`).
-pub trait PrefixIds {
+pub trait PrefixIds: std::fmt::Debug {
     fn contains(&self, id: &str) -> bool;
 }
 
 /// Incremental journal checker: feed events in journal order.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct Checker {
     count: u64,
     session_id: Option<String>,
@@ -35,18 +35,6 @@ pub struct Checker {
     ids: HashMap<String, u64>,
     /// Ids of earlier events kept outside memory, when resuming after a checkpoint.
     prefix: Option<Box<dyn PrefixIds>>,
-}
-
-impl std::fmt::Debug for Checker {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Checker")
-            .field("count", &self.count)
-            .field("session_id", &self.session_id)
-            .field("run_id", &self.run_id)
-            .field("ids", &self.ids.len())
-            .field("prefix", &self.prefix.is_some())
-            .finish()
-    }
 }
 
 impl Checker {
@@ -102,7 +90,8 @@ impl Checker {
 
     /// Accept an event that [`Checker::verify`] passed.
     pub fn record(&mut self, ev: &Event) {
-        if self.count == 0 && self.session_id.is_none() {
+        // The first event fixes both (a resumed checker has them already).
+        if self.session_id.is_none() {
             self.session_id = Some(ev.session_id.clone());
             self.run_id = Some(ev.run_id.clone());
         }

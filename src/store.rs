@@ -844,6 +844,7 @@ pub fn checkpoint_file_bounded(
 }
 
 /// The sorted id-digest index of a checkpoint, searched on disk (`K-REPLAY-1`).
+#[derive(Debug)]
 struct IdIndex {
     file: std::cell::RefCell<File>,
     count: u64,
