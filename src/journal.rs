@@ -211,13 +211,12 @@ impl Violation {
                 format!("event_id {:?} was used by an earlier event", ev.event_id)
             }
             Violation::UnknownParent => {
+                // The event's own id beside it shows a parent that names itself.
                 let parent = ev.parent_event_id.as_deref().unwrap_or_default();
-                let why = if parent == ev.event_id {
-                    "names the event itself"
-                } else {
-                    "names no earlier event"
-                };
-                format!("parent_event_id {parent:?} {why}")
+                format!(
+                    "parent_event_id {parent:?} of event {:?} names no earlier event",
+                    ev.event_id
+                )
             }
         };
         Error::new(self.code(), message)
