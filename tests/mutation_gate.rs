@@ -41,7 +41,8 @@
 //! - the memory SPEC.md 16.5 promises (`canonical` stops buffering at a settled error;
 //!   the journal readers hold blocks, not the file), as the child's peak resident set;
 //! - the differential phase's generated cases (D-CASES-1: what the handshake offers, both
-//!   journal profiles) and the generator's labels, which the reference must answer.
+//!   journal profiles) and the generator's labels, which the reference must answer;
+//!   `fuzz --ops`; and the vectors `generate` writes, which must pass the reference.
 //!
 //! Every expected value is the corpus's own (SPEC-derived, see conformance/README.md) or
 //! SPEC's text; the gate adds none. What it adds are inputs made from the corpus's (a
