@@ -13,7 +13,6 @@ use std::hash::{BuildHasher, Hasher};
 /// The last arena offset an id may start at.
 pub(crate) const MAX_START: usize = u32::MAX as usize;
 
-#[derive(Default)]
 pub(crate) struct IdSet {
     /// Each id as its length (LEB128) then its bytes, in insertion order.
     arena: Vec<u8>,
@@ -22,6 +21,15 @@ pub(crate) struct IdSet {
     last: Option<usize>,
     /// The arena offset of every id, hashed by the id's bytes ([`hash`]).
     table: hashbrown::HashTable<u32>,
+    /// The last arena offset an id may start at: [`MAX_START`], or less when asked
+    /// ([`IdSet::with_max_start`]).
+    max_start: usize,
+}
+
+impl Default for IdSet {
+    fn default() -> IdSet {
+        IdSet::with_max_start(MAX_START)
+    }
 }
 
 /// A free place for an id ([`IdSet::vacant`], [`IdSet::insert_at`]): its hash.
@@ -65,16 +73,32 @@ fn record(arena: &[u8], at: usize) -> &[u8] {
     }
 }
 
-/// Whether the table can name an id that starts at arena offset `at`.
-fn can_start(at: usize) -> bool {
-    at <= MAX_START
+/// Whether an id may start at arena offset `at` when ids may start up to `max_start`.
+fn can_start(at: usize, max_start: usize) -> bool {
+    at <= max_start
 }
 
 impl IdSet {
-    /// Whether the ids held fill the arena past [`MAX_START`], so that no other id can
-    /// be named by the table.
+    /// A set whose ids may start up to arena offset `max_start` (at most [`MAX_START`],
+    /// the last the table's offsets can name): a lower limit only to test the limit.
+    pub fn with_max_start(max_start: usize) -> IdSet {
+        IdSet {
+            arena: Vec::new(),
+            last: None,
+            table: hashbrown::HashTable::new(),
+            max_start: max_start.min(MAX_START),
+        }
+    }
+
+    /// The last arena offset an id may start at.
+    pub fn max_start(&self) -> usize {
+        self.max_start
+    }
+
+    /// Whether the ids held fill the arena past its limit, so that no other id may be
+    /// added.
     pub fn is_full(&self) -> bool {
-        !can_start(self.arena.len())
+        !can_start(self.arena.len(), self.max_start)
     }
 
     /// Whether `id`, whose hash is `h`, is in the set.
@@ -102,7 +126,7 @@ impl IdSet {
 
     /// Add `id`, which [`IdSet::vacant`] found free (no insertion in between).
     pub fn insert_at(&mut self, Vacant { hash: h }: Vacant, id: &[u8]) {
-        // `is_full` was checked by the caller: the id starts at most at MAX_START.
+        // `is_full` was checked by the caller: the id starts at most at `max_start`.
         let start = self.arena.len();
         self.last = Some(start);
         push_len(&mut self.arena, id.len());
@@ -236,9 +260,9 @@ mod tests {
 
     #[test]
     fn an_id_may_start_at_max_start_and_no_later() {
-        assert!(can_start(0));
-        assert!(can_start(MAX_START));
-        assert!(!can_start(MAX_START + 1));
+        assert!(can_start(0, MAX_START));
+        assert!(can_start(MAX_START, MAX_START));
+        assert!(!can_start(MAX_START + 1, MAX_START));
         // The table's u32 holds an id starting at MAX_START.
         assert_eq!(MAX_START as u32 as usize, MAX_START);
         assert!(!IdSet::default().is_full());

@@ -87,6 +87,11 @@ pub struct Options {
     pub threads: usize,
     /// Bytes of input per block (a block always holds whole lines).
     pub block_bytes: usize,
+    /// The id set's limit (SPEC.md 16.5): an event is taken while the ids before it, each
+    /// after its length, fill at most this many bytes; past it, an I/O error naming the
+    /// line. 4,294,967,295 (`u32::MAX`, the most the set's offsets can name; a larger
+    /// value means the same), lowered only to test the limit.
+    pub max_id_bytes: usize,
 }
 
 impl Options {
@@ -99,6 +104,7 @@ impl Options {
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             threads: if cores > 1 { cores } else { 0 },
             block_bytes: 32 << 10,
+            max_id_bytes: ids::MAX_START,
         }
     }
 
@@ -775,7 +781,7 @@ struct Consumer {
 }
 
 impl Consumer {
-    fn new(mode: Mode, profile: JournalProfile, limit: i64) -> Consumer {
+    fn new(mode: Mode, profile: JournalProfile, limit: i64, max_id_bytes: usize) -> Consumer {
         use sha2::Digest;
         let mut hasher = sha2::Sha256::new();
         hasher.update(b"[");
@@ -786,7 +792,7 @@ impl Consumer {
             count: 0,
             session: Vec::new(),
             run: Vec::new(),
-            ids: IdSet::default(),
+            ids: IdSet::with_max_start(max_id_bytes),
             hasher,
             hashed: 0,
             proj: Projection::default(),
@@ -813,7 +819,7 @@ impl Consumer {
                 return Err(ReadError::Io(std::io::Error::other(format!(
                     "line {}: the event ids before it fill the fast path's id set ({} bytes)",
                     ev.line,
-                    ids::MAX_START + 1
+                    self.ids.max_start() + 1
                 ))));
             } else {
                 // J-ID-1: one lookup; the insertion after J-PARENT-1 reuses its hash.
@@ -911,7 +917,7 @@ fn run<R: BufRead + Send>(
     mode: Mode,
     limit: i64,
 ) -> Result<Consumer, ReadError> {
-    let mut consumer = Consumer::new(mode, opts.profile, limit);
+    let mut consumer = Consumer::new(mode, opts.profile, limit, opts.max_id_bytes);
     let mut reader = Reader::new(source, opts);
     if opts.threads == 0 {
         let mut worker = LineWorker::default();
