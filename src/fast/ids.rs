@@ -23,7 +23,7 @@ pub(crate) struct IdSet {
     table: hashbrown::HashTable<u32>,
     /// The last arena offset an id may start at: [`MAX_START`], or less when asked
     /// ([`IdSet::with_max_start`]).
-    max_start: usize,
+    pub(crate) max_start: usize,
 }
 
 impl Default for IdSet {
@@ -88,11 +88,6 @@ impl IdSet {
             table: hashbrown::HashTable::new(),
             max_start: max_start.min(MAX_START),
         }
-    }
-
-    /// The last arena offset an id may start at.
-    pub fn max_start(&self) -> usize {
-        self.max_start
     }
 
     /// Whether the ids held fill the arena past its limit, so that no other id may be

@@ -819,7 +819,7 @@ impl Consumer {
                 return Err(ReadError::Io(std::io::Error::other(format!(
                     "line {}: the event ids before it fill the fast path's id set ({} bytes)",
                     ev.line,
-                    self.ids.max_start() + 1
+                    self.ids.max_start + 1
                 ))));
             } else {
                 // J-ID-1: one lookup; the insertion after J-PARENT-1 reuses its hash.
