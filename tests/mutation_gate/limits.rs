@@ -104,6 +104,22 @@ fn padded(path: &Path, head: &str, lines: usize) -> u64 {
     std::fs::metadata(path).unwrap().len()
 }
 
+/// Core event `n` of session `s` and run `r` (E-ENV-1), with `payload` (a JSON text) as
+/// its payload: one journal line.
+fn core_event(n: usize, payload: &str) -> String {
+    format!(
+        "{{\"event_id\":\"e{n}\",\"session_id\":\"s\",\"sequence\":{n},\
+         \"type\":\"model.request\",\"payload\":{payload},\"provenance\":{{\"run_id\":\"r\"}}}}\n"
+    )
+}
+
+/// Write `text` to `name` in `dir`; the path, for the command line.
+fn write_in(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
 /// 48 MiB: far above the few MiB the kit itself takes, so that buffering the input shows.
 const PAD_LINES: usize = 48 << 10;
 
@@ -159,24 +175,18 @@ fn canonical_stops_buffering_at_a_settled_error() {
 /// memory proportional to the id set, not the file): a 48 MiB core journal of 3,072
 /// events of 16 KiB each is read a block at a time, so the peak stays under half the file
 /// (about 6 MiB in a release build, 13 in the debug build `cargo mutants` tests; issue
-/// 25 measures the tighter bound of 5% of the file plus 3 MiB in benches/). `validate --json` answers its `event_count` (3072,
-/// O-RESULT-1). The control, one event whose payload is the same 48 MiB, shows that the
+/// 25 measures the tighter bound of 5% of the file plus 3 MiB in benches/).
+/// `validate --json` answers its `event_count` (3072, O-RESULT-1). The control, one event whose payload is the same 48 MiB, shows that the
 /// measure sees a held line (a line is read whole).
 #[test]
 fn journal_readers_hold_blocks_not_the_file() {
     let dir = tempfile::tempdir().unwrap();
-    let event = |n: usize, pad: usize| {
-        format!(
-            "{{\"event_id\":\"e{n}\",\"session_id\":\"s\",\"sequence\":{n},\"type\":\"model.request\",\
-             \"payload\":{{\"pad\":\"{}\"}},\"provenance\":{{\"run_id\":\"r\"}}}}\n",
-            "x".repeat(pad)
-        )
-    };
     let write = |name: &str, events: usize, pad: usize| {
         let path = dir.path().join(name);
         let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
         for n in 0..events {
-            f.write_all(event(n, pad).as_bytes()).unwrap();
+            let payload = format!("{{\"pad\":\"{}\"}}", "x".repeat(pad));
+            f.write_all(core_event(n, &payload).as_bytes()).unwrap();
         }
         f.flush().unwrap();
         let size = std::fs::metadata(&path).unwrap().len();
@@ -211,39 +221,28 @@ fn journal_readers_hold_blocks_not_the_file() {
 /// distinct event ids; an object of 200,000 members in a `canonical` document and in a
 /// journal line's payload), each answered as SPEC.md says: `event_count` 200000 and 1
 /// (O-RESULT-1), and the document's canonical text: its members, already in canonical
-/// spelling, sorted by key (C-KEY-1). Nothing here is timed (they take about a second in a debug build):
-/// a reference whose id set, key check or key sort goes quadratic takes minutes on them,
+/// spelling, sorted by key (C-KEY-1). Nothing here is timed (they take about a second in
+/// a debug build): a reference whose id set, key check or key sort goes quadratic takes minutes on them,
 /// and the mutation campaign's timeout reports it (SPEC.md 17: the reference's growth
 /// is every `scale` verdict's yardstick).
 #[test]
 fn large_inputs_are_answered() {
     let dir = tempfile::tempdir().unwrap();
-    let write = |name: &str, text: String| {
-        let path = dir.path().join(name);
-        std::fs::write(&path, text).unwrap();
-        path.to_str().unwrap().to_owned()
-    };
     let members = (0..200_000)
         .map(|i| format!("\"k{i}\":0"))
         .collect::<Vec<_>>()
         .join(",");
-    let ids = write(
+    let ids = write_in(
+        dir.path(),
         "ids.jsonl",
-        (0..200_000)
-            .map(|n| {
-                format!(
-                    "{{\"event_id\":\"e{n}\",\"session_id\":\"s\",\"sequence\":{n},\
-                     \"type\":\"model.request\",\"payload\":{{}},\"provenance\":{{\"run_id\":\"r\"}}}}\n"
-                )
-            })
-            .collect(),
+        &(0..200_000)
+            .map(|n| core_event(n, "{}"))
+            .collect::<String>(),
     );
-    let wide_line = write(
+    let wide_line = write_in(
+        dir.path(),
         "wide.jsonl",
-        format!(
-            "{{\"event_id\":\"e0\",\"session_id\":\"s\",\"sequence\":0,\"type\":\"model.request\",\
-             \"payload\":{{{members}}},\"provenance\":{{\"run_id\":\"r\"}}}}\n"
-        ),
+        &core_event(0, &format!("{{{members}}}")),
     );
     for (file, count) in [(&ids, 200_000), (&wide_line, 1)] {
         let out = run(&["validate", "--json", file]);
@@ -256,7 +255,7 @@ fn large_inputs_are_answered() {
         );
     }
     let doc = format!("{{{members}}}");
-    let wide = write("wide.json", doc);
+    let wide = write_in(dir.path(), "wide.json", &doc);
     let out = run(&["canonical", &wide]);
     assert_eq!(
         out.status.code(),
@@ -285,11 +284,7 @@ fn large_inputs_are_answered() {
 fn the_values_budget_is_exact() {
     use sha2::{Digest, Sha256};
     let dir = tempfile::tempdir().unwrap();
-    let write = |name: &str, text: &str| {
-        let path = dir.path().join(name);
-        std::fs::write(&path, text).unwrap();
-        path.to_str().unwrap().to_owned()
-    };
+    let write = |name: &str, text: &str| write_in(dir.path(), name, text);
     let zeros = |n: usize| vec!["0"; n].join(",");
     let full = format!("[{}]", zeros(1_048_575));
     let at = write("full.json", &full);
@@ -345,14 +340,7 @@ fn the_id_limit_is_exact() {
     use journal_conformance::error::ReadError;
     use journal_conformance::event::JournalProfile;
     use journal_conformance::fast;
-    let journal: String = (0..5)
-        .map(|n| {
-            format!(
-                "{{\"event_id\":\"e{n}\",\"session_id\":\"s\",\"sequence\":{n},\
-                 \"type\":\"model.request\",\"payload\":{{}},\"provenance\":{{\"run_id\":\"r\"}}}}\n"
-            )
-        })
-        .collect();
+    let journal: String = (0..5).map(|n| core_event(n, "{}")).collect();
     for threads in [0, 2] {
         let opts = |max_id_bytes| fast::Options {
             threads,
