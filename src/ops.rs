@@ -154,7 +154,6 @@ impl OpKind {
         )
     }
 
-    /// Every name, joined by `, ` (for messages).
     /// The operations of a `--ops` list (`validate,replay`), each name checked.
     pub fn parse_list(names: &[String]) -> Result<Vec<OpKind>, String> {
         names
@@ -166,6 +165,7 @@ impl OpKind {
             .collect()
     }
 
+    /// Every name, joined by `, ` (for messages).
     pub fn names() -> String {
         OpKind::ALL.map(OpKind::as_str).join(", ")
     }

@@ -42,7 +42,11 @@
 //!   the journal readers hold blocks, not the file), as the child's peak resident set;
 //! - the differential phase's generated cases (D-CASES-1: what the handshake offers, both
 //!   journal profiles) and the generator's labels, which the reference must answer;
-//!   `fuzz --ops`; and the vectors `generate` writes, which must pass the reference.
+//!   `fuzz --ops`; and the vectors `generate` writes, which must pass the reference;
+//! - what the reference's messages say where SPEC.md or the kit promises it (a wrong
+//!   type's message names the type found, a profile violation its JSON Pointer, a
+//!   sequence gap both sequences, a usage error the choices), each fragment derived from
+//!   the input.
 //!
 //! Every expected value is the corpus's own (SPEC-derived, see conformance/README.md) or
 //! SPEC's text; the gate adds none. What it adds are inputs made from the corpus's (a
@@ -55,7 +59,7 @@
 //! One target (`scripts/mutants-tree.sh` builds it alone), one module per group of paths
 //! in `tests/mutation_gate/`: `corpus` (1, 2, 7), `command_line` (3, 6), `checkpoints`
 //! (4), `store` (5, 16), `judge` (8), `fast_paths` (9, 10, 11, 17), `documented` (12, 13,
-//! 14), `library_api` (15), `limits` (18), `differential` (19). This file holds what several of them use.
+//! 14), `library_api` (15), `limits` (18), `differential` (19), `messages` (20). This file holds what several of them use.
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -83,6 +87,8 @@ mod judge;
 mod library_api;
 #[path = "mutation_gate/limits.rs"]
 mod limits;
+#[path = "mutation_gate/messages.rs"]
+mod messages;
 #[path = "mutation_gate/store.rs"]
 mod store;
 
