@@ -171,12 +171,6 @@ impl OpKind {
     }
 }
 
-impl std::fmt::Display for OpKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 impl Operation {
     /// Which operation this is.
     pub fn kind(&self) -> OpKind {
