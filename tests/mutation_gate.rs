@@ -37,7 +37,8 @@
 //! - the store's rules no vector can reach (SPEC.md 16: injected write and sync faults
 //!   while appending the corpus's valid journals, a second writer, the lock's grace, a
 //!   FIFO, a directory, a missing journal), each expected value SPEC's text;
-//! - reads that fail or are interrupted (X-EXIT-1), through the journal fast path;
+//! - reads that fail or are interrupted (X-EXIT-1), through the journal fast path,
+//!   which reads nothing after the input's end or failure;
 //! - the memory SPEC.md 16.5 promises (`canonical` stops buffering at a settled error;
 //!   the journal readers hold blocks, not the file), as the child's peak resident set;
 //! - the differential phase's generated cases (D-CASES-1: what the handshake offers, both

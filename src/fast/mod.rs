@@ -13,9 +13,10 @@
 //!   line already canonical (`Tape::canonical`), are the line's own bytes;
 //! * the event ids live in a compact set (`ids.rs`): one arena, a table of offsets,
 //!   exact comparison;
-//! * the input is cut into blocks of whole lines; worker threads parse, check and
-//!   canonicalise blocks in parallel (everything about one line that does not depend
-//!   on earlier lines: `W-*`, `C-*`, `E-*`, `P-TRACE-*`, `R-TYPE-1`) while the calling
+//! * the input is cut into blocks of whole lines; worker threads each read a block in
+//!   turn and parse, check and canonicalise it, in parallel (everything about one line
+//!   that does not depend on earlier lines: `W-*`, `C-*`, `E-*`, `P-TRACE-*`,
+//!   `R-TYPE-1`), while the calling
 //!   thread takes the blocks in order and runs the journal checks (`J-*`), the hash and
 //!   the projection. Memory: a fixed number of blocks in flight plus the id set (and,
 //!   for replay, the projection as canonical bytes).
@@ -96,14 +97,14 @@ pub struct Options {
 
 impl Options {
     /// `profile`, the default line limit, one worker per available core (none on a
-    /// single core), 32 KiB blocks.
+    /// single core), 64 KiB blocks.
     pub fn new(profile: JournalProfile) -> Options {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         Options {
             profile,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             threads: if cores > 1 { cores } else { 0 },
-            block_bytes: 32 << 10,
+            block_bytes: 64 << 10,
             max_id_bytes: ids::MAX_START,
         }
     }
@@ -936,63 +937,64 @@ fn run<R: BufRead + Send>(
 }
 
 fn parallel<R: BufRead + Send>(
-    mut reader: Reader<R>,
+    reader: Reader<R>,
     mut consumer: Consumer,
     opts: &Options,
     mode: Mode,
 ) -> Result<Consumer, ReadError> {
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::mpsc::{channel, sync_channel};
-    use std::sync::{Arc, Mutex};
+    use std::sync::Mutex;
 
-    let in_flight = opts.threads + 2;
+    // Each worker owns two blocks: it fills one from the shared reader (under its lock:
+    // a read is a copy, short beside the parse) and processes it, while the calling
+    // thread holds its other one; the calling thread hands each block back to its owner
+    // once consumed. One hand-over per block in each direction, so no thread sleeps on a
+    // queue between reader and parser, and memory is two blocks a worker.
+    const BLOCKS_PER_WORKER: usize = 2;
     let stop = AtomicBool::new(false);
     let profile = opts.profile;
+    // The reader, and whether it has handed out the last block.
+    let source = Mutex::new((reader, false));
     std::thread::scope(|scope| {
-        let (free_tx, free_rx) = sync_channel::<Block>(in_flight);
-        let (work_tx, work_rx) = sync_channel::<Block>(in_flight);
         // A worker that panics sends its panic instead of its block: the calling thread,
         // waiting for that block, would otherwise wait forever (the other workers hold
         // the channel open). It stops the others and re-raises the panic after the joins.
-        let (done_tx, done_rx) = channel::<std::thread::Result<Block>>();
-        for _ in 0..in_flight {
-            free_tx
-                .send(Block::default())
-                .expect("room for every block");
-        }
-        let stop = &stop;
+        let (done_tx, done_rx) = channel::<std::thread::Result<(usize, Block)>>();
+        let (stop, source) = (&stop, &source);
         // Every thread is joined explicitly below: the scope's implicit join returns when
         // the closures are done, before the threads have exited and run their thread-local
         // destructors (rust-lang/rust#116179), and LeakSanitizer then saw glibc's TLS
         // destructor list of a thread still exiting as a leak (issue 20).
-        let mut threads = Vec::with_capacity(opts.threads + 1);
-        threads.push(scope.spawn(move || {
-            while let Ok(mut b) = free_rx.recv() {
-                if stop.load(Ordering::Relaxed) {
-                    break;
-                }
-                reader.fill(&mut b);
-                let last = b.last;
-                if work_tx.send(b).is_err() || last {
-                    break;
-                }
+        let mut threads = Vec::with_capacity(opts.threads);
+        let mut give_back = Vec::with_capacity(opts.threads);
+        for owner in 0..opts.threads {
+            let (free_tx, free_rx) = sync_channel::<Block>(BLOCKS_PER_WORKER);
+            for _ in 0..BLOCKS_PER_WORKER {
+                free_tx
+                    .send(Block::default())
+                    .expect("room for every block");
             }
-        }));
-        let work_rx = Arc::new(Mutex::new(work_rx));
-        for _ in 0..opts.threads {
-            let work_rx = Arc::clone(&work_rx);
+            give_back.push(free_tx);
             let done_tx = done_tx.clone();
             threads.push(scope.spawn(move || {
                 let mut worker = LineWorker::default();
-                loop {
-                    let next = work_rx.lock().map(|rx| rx.recv());
-                    let Ok(Ok(mut b)) = next else { break };
+                while let Ok(mut b) = free_rx.recv() {
+                    {
+                        let Ok(mut source) = source.lock() else { break };
+                        let (reader, finished) = &mut *source;
+                        if *finished || stop.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        reader.fill(&mut b);
+                        *finished = b.last;
+                    }
                     let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         worker.process(&mut b, mode, profile)
                     }));
                     match done {
                         Ok(()) => {
-                            if done_tx.send(Ok(b)).is_err() {
+                            if done_tx.send(Ok((owner, b))).is_err() {
                                 break;
                             }
                         }
@@ -1005,13 +1007,12 @@ fn parallel<R: BufRead + Send>(
             }));
         }
         drop(done_tx);
-        drop(work_rx);
         // The ordered checks, here on the calling thread.
         let mut pending = std::collections::BTreeMap::new();
         let mut next = 0u64;
         let mut panic = None;
         let result = 'outer: loop {
-            let b = match done_rx.recv() {
+            let (owner, b) = match done_rx.recv() {
                 Ok(Ok(b)) => b,
                 Ok(Err(payload)) => {
                     panic = Some(payload);
@@ -1019,8 +1020,8 @@ fn parallel<R: BufRead + Send>(
                 }
                 Err(_) => break Err(ReadError::Io(io::Error::other("a worker thread stopped"))),
             };
-            pending.insert(b.index, b);
-            while let Some(mut b) = pending.remove(&next) {
+            pending.insert(b.index, (owner, b));
+            while let Some((owner, mut b)) = pending.remove(&next) {
                 next += 1;
                 if let Err(e) = consumer.consume(&mut b) {
                     break 'outer Err(e);
@@ -1028,11 +1029,11 @@ fn parallel<R: BufRead + Send>(
                 if b.last {
                     break 'outer Ok(());
                 }
-                let _ = free_tx.send(b);
+                let _ = give_back[owner].send(b);
             }
         };
         stop.store(true, Ordering::Relaxed);
-        drop(free_tx);
+        drop(give_back);
         drop(done_rx);
         for t in threads {
             // A join waits for the thread to exit (pthread_join), TLS destructors included.
@@ -1149,6 +1150,43 @@ mod tests {
             .recv_timeout(std::time::Duration::from_secs(120))
             .expect("the run ends instead of waiting for the worker forever");
         assert!(panicked, "the worker's panic is raised to the caller");
+    }
+
+    /// A source that panics while a worker reads from it (under the reader's lock) ends
+    /// the run with that panic, every thread stopped: the other worker finds the lock
+    /// poisoned and stops, and the caller is not left waiting for a block.
+    #[test]
+    fn a_panic_while_reading_is_raised_not_waited_for() {
+        /// Gives one `{` (a line not yet ended), then panics on the next read.
+        struct Panics(bool);
+        impl std::io::Read for Panics {
+            fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+                unreachable!("the reader reads through fill_buf")
+            }
+        }
+        impl std::io::BufRead for Panics {
+            fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+                assert!(!self.0, "the planted panic of a failing source");
+                Ok(b"{")
+            }
+            fn consume(&mut self, _: usize) {
+                self.0 = true;
+            }
+        }
+        let opts = super::Options {
+            threads: 2,
+            block_bytes: 64,
+            ..super::Options::new(crate::event::JournalProfile::Core)
+        };
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let run = std::panic::catch_unwind(|| super::validate(Panics(false), &opts).is_ok());
+            let _ = tx.send(run.is_err());
+        });
+        let panicked = rx
+            .recv_timeout(std::time::Duration::from_secs(120))
+            .expect("the run ends instead of waiting for the reader forever");
+        assert!(panicked, "the reader's panic is raised to the caller");
     }
 
     /// The tape's `P-TRACE-*` check accepts exactly the lines the oracle's accepts, and

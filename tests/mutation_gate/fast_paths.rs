@@ -285,12 +285,15 @@ fn the_yoagent_chunked_load_answers_the_corpus() {
 /// A reader of `bytes` whose every other `fill_buf` is interrupted (`EINTR`), and which,
 /// given `fail_at`, fails once when it reaches that offset and then ends (gate path 17):
 /// a reader that took the failure for an interruption, or skipped it, would go on to an
-/// answer about part of the input.
+/// answer about part of the input. Once it has ended (an empty read) or failed, another
+/// read panics: a terminal's standard input waits for more after its end (`Ctrl-D`), so
+/// a kit that read on would hang `validate -` there.
 struct Flaky<'a> {
     bytes: &'a [u8],
     at: usize,
     interrupt: bool,
     fail_at: Option<usize>,
+    ended: bool,
 }
 
 impl std::io::Read for Flaky<'_> {
@@ -304,19 +307,20 @@ impl std::io::Read for Flaky<'_> {
 
 impl std::io::BufRead for Flaky<'_> {
     fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        assert!(!self.ended, "a read after the input ended or failed");
         self.interrupt = !self.interrupt;
         if self.interrupt {
             return Err(std::io::ErrorKind::Interrupted.into());
         }
         let end = match self.fail_at {
             Some(f) if self.at == f => {
-                self.fail_at = None;
-                self.bytes = &self.bytes[..f];
+                self.ended = true;
                 return Err(std::io::Error::other("injected read failure"));
             }
             Some(f) => f,
             None => self.bytes.len(),
         };
+        self.ended = self.at == end;
         // At most 7 bytes a call, so reads end inside lines and every line is refilled.
         Ok(&self.bytes[self.at..end.min(self.at + 7)])
     }
@@ -352,6 +356,7 @@ fn a_failing_read_is_an_io_error() {
                 at: 0,
                 interrupt: false,
                 fail_at,
+                ended: false,
             };
             let answer = match fast::validate(flaky(None), &opts) {
                 Ok(n) => Answer::Result(Value::object([("event_count", Value::from_u64(n))])),
