@@ -75,8 +75,9 @@ fn differences_in(input: &[u8], profile: JournalProfile, pick: Option<u64>) -> V
         threads: 0,
         ..Options::new(profile)
     };
+    // Two parsers (the calling thread and a worker) or three, by the input's length.
     let parallel = Options {
-        threads: 2,
+        threads: 2 + input.len() % 2,
         block_bytes: 1 + (input.len() as u64 % 97) as usize,
         ..Options::new(profile)
     };

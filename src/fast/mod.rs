@@ -13,13 +13,13 @@
 //!   line already canonical (`Tape::canonical`), are the line's own bytes;
 //! * the event ids live in a compact set (`ids.rs`): one arena, a table of offsets,
 //!   exact comparison;
-//! * the input is cut into blocks of whole lines; worker threads each read a block in
-//!   turn and parse, check and canonicalise it, in parallel (everything about one line
-//!   that does not depend on earlier lines: `W-*`, `C-*`, `E-*`, `P-TRACE-*`,
-//!   `R-TYPE-1`), while the calling
-//!   thread takes the blocks in order and runs the journal checks (`J-*`), the hash and
-//!   the projection. Memory: a fixed number of blocks in flight plus the id set (and,
-//!   for replay, the projection as canonical bytes).
+//! * the input is cut into blocks of whole lines; one thread per core reads a block in
+//!   turn and parses, checks and canonicalises it, in parallel (everything about one
+//!   line that does not depend on earlier lines: `W-*`, `C-*`, `E-*`, `P-TRACE-*`,
+//!   `R-TYPE-1`); the calling thread, one of them, takes the blocks in order and runs
+//!   the journal checks (`J-*`), the hash and the projection, and parses a block itself
+//!   only when the next one in order is not ready. Memory: a fixed number of blocks in
+//!   flight plus the id set (and, for replay, the projection as canonical bytes).
 //!
 //! Why it is right: the fast line path either accepts a line with exactly the
 //! oracle's outcome or DECLINES it, and a declined line is run through the oracle
@@ -84,7 +84,8 @@ pub struct Options {
     pub profile: JournalProfile,
     /// A longer line is an I/O error naming the line, raised before more is buffered.
     pub max_line_bytes: usize,
-    /// Worker threads; 0 runs everything on the calling thread.
+    /// Parsing threads, the calling thread among them; 0 runs everything on the calling
+    /// thread in turn (1 does too, through the parallel pipeline).
     pub threads: usize,
     /// Bytes of input per block (a block always holds whole lines).
     pub block_bytes: usize,
@@ -96,8 +97,8 @@ pub struct Options {
 }
 
 impl Options {
-    /// `profile`, the default line limit, one worker per available core (none on a
-    /// single core), 64 KiB blocks.
+    /// `profile`, the default line limit, one parsing thread per available core (the
+    /// calling thread alone on a single core), 64 KiB blocks.
     pub fn new(profile: JournalProfile) -> Options {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         Options {
@@ -946,29 +947,49 @@ fn parallel<R: BufRead + Send>(
     use std::sync::mpsc::{channel, sync_channel};
     use std::sync::Mutex;
 
-    // Each worker owns two blocks: it fills one from the shared reader (under its lock:
-    // a read is a copy, short beside the parse) and processes it, while the calling
-    // thread holds its other one; the calling thread hands each block back to its owner
-    // once consumed. One hand-over per block in each direction, so no thread sleeps on a
-    // queue between reader and parser, and memory is two blocks a worker.
+    // `threads` parsers in all, the calling thread one of them. Each parser owns two
+    // blocks: it fills one from the shared reader (under its lock: a read is a copy,
+    // short beside the parse) and processes it. The calling thread also takes the
+    // blocks in order for the ordered checks, and hands each back to its owner once
+    // consumed; whenever the next block in order is not ready it parses one of its own
+    // instead of waiting. So there is one thread per core, no thread between reader and
+    // parser, and a thread sleeps only when it has nothing to do; memory is two blocks a
+    // parser.
     const BLOCKS_PER_WORKER: usize = 2;
+    let workers = opts.threads.saturating_sub(1);
+    // The owner of the calling thread's blocks.
+    let caller = workers;
     let stop = AtomicBool::new(false);
     let profile = opts.profile;
     // The reader, and whether it has handed out the last block.
     let source = Mutex::new((reader, false));
+    // Fill `b` from the shared reader; false once the reader has handed out its last
+    // block (or a parser panicked while reading), when `b` is not filled.
+    let take = |b: &mut Block| -> bool {
+        let Ok(mut source) = source.lock() else {
+            return false;
+        };
+        let (reader, finished) = &mut *source;
+        if *finished || stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        reader.fill(b);
+        *finished = b.last;
+        true
+    };
     std::thread::scope(|scope| {
         // A worker that panics sends its panic instead of its block: the calling thread,
         // waiting for that block, would otherwise wait forever (the other workers hold
         // the channel open). It stops the others and re-raises the panic after the joins.
         let (done_tx, done_rx) = channel::<std::thread::Result<(usize, Block)>>();
-        let (stop, source) = (&stop, &source);
+        let take = &take;
         // Every thread is joined explicitly below: the scope's implicit join returns when
         // the closures are done, before the threads have exited and run their thread-local
         // destructors (rust-lang/rust#116179), and LeakSanitizer then saw glibc's TLS
         // destructor list of a thread still exiting as a leak (issue 20).
-        let mut threads = Vec::with_capacity(opts.threads);
-        let mut give_back = Vec::with_capacity(opts.threads);
-        for owner in 0..opts.threads {
+        let mut threads = Vec::with_capacity(workers);
+        let mut give_back = Vec::with_capacity(workers);
+        for owner in 0..workers {
             let (free_tx, free_rx) = sync_channel::<Block>(BLOCKS_PER_WORKER);
             for _ in 0..BLOCKS_PER_WORKER {
                 free_tx
@@ -980,14 +1001,8 @@ fn parallel<R: BufRead + Send>(
             threads.push(scope.spawn(move || {
                 let mut worker = LineWorker::default();
                 while let Ok(mut b) = free_rx.recv() {
-                    {
-                        let Ok(mut source) = source.lock() else { break };
-                        let (reader, finished) = &mut *source;
-                        if *finished || stop.load(Ordering::Relaxed) {
-                            break;
-                        }
-                        reader.fill(&mut b);
-                        *finished = b.last;
+                    if !take(&mut b) {
+                        break;
                     }
                     let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         worker.process(&mut b, mode, profile)
@@ -1007,20 +1022,28 @@ fn parallel<R: BufRead + Send>(
             }));
         }
         drop(done_tx);
-        // The ordered checks, here on the calling thread.
+        // The calling thread: its own blocks and parser, and the ordered checks.
+        let mut own: Vec<Block> = (0..BLOCKS_PER_WORKER).map(|_| Block::default()).collect();
+        let mut parser = LineWorker::default();
         let mut pending = std::collections::BTreeMap::new();
         let mut next = 0u64;
         let mut panic = None;
         let result = 'outer: loop {
-            let (owner, b) = match done_rx.recv() {
-                Ok(Ok(b)) => b,
-                Ok(Err(payload)) => {
+            // What the workers have finished, without waiting. (The workers end when the
+            // reader has handed out its last block, which may be before the calling
+            // thread has consumed it: their channel's end is not the input's.)
+            let arrived = done_rx.try_recv().ok();
+            let got = arrived.is_some();
+            match arrived {
+                Some(Ok((owner, b))) => {
+                    pending.insert(b.index, (owner, b));
+                }
+                Some(Err(payload)) => {
                     panic = Some(payload);
                     break Ok(());
                 }
-                Err(_) => break Err(ReadError::Io(io::Error::other("a worker thread stopped"))),
-            };
-            pending.insert(b.index, (owner, b));
+                None => {}
+            }
             while let Some((owner, mut b)) = pending.remove(&next) {
                 next += 1;
                 if let Err(e) = consumer.consume(&mut b) {
@@ -1029,7 +1052,45 @@ fn parallel<R: BufRead + Send>(
                 if b.last {
                     break 'outer Ok(());
                 }
-                let _ = give_back[owner].send(b);
+                if owner == caller {
+                    own.push(b);
+                } else {
+                    let _ = give_back[owner].send(b);
+                }
+            }
+            if got {
+                continue;
+            }
+            // The next block is not ready: parse one, or wait for a worker's.
+            if let Some(mut b) = own.pop() {
+                let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    let taken = take(&mut b);
+                    if taken {
+                        parser.process(&mut b, mode, profile);
+                    }
+                    taken
+                }));
+                match parsed {
+                    Ok(true) => {
+                        pending.insert(b.index, (caller, b));
+                        continue;
+                    }
+                    Ok(false) => own.push(b),
+                    Err(payload) => {
+                        panic = Some(payload);
+                        break Ok(());
+                    }
+                }
+            }
+            match done_rx.recv() {
+                Ok(Ok((owner, b))) => {
+                    pending.insert(b.index, (owner, b));
+                }
+                Ok(Err(payload)) => {
+                    panic = Some(payload);
+                    break Ok(());
+                }
+                Err(_) => break Err(ReadError::Io(io::Error::other("a worker thread stopped"))),
             }
         };
         stop.store(true, Ordering::Relaxed);
