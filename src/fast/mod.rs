@@ -963,26 +963,31 @@ fn parallel<R: BufRead + Send>(
     let profile = opts.profile;
     // The reader, and whether it has handed out the last block.
     let source = Mutex::new((reader, false));
-    // Fill `b` from the shared reader; false once the reader has handed out its last
-    // block (or a parser panicked while reading), when `b` is not filled.
-    let take = |b: &mut Block| -> bool {
-        let Ok(mut source) = source.lock() else {
-            return false;
-        };
-        let (reader, finished) = &mut *source;
-        if *finished || stop.load(Ordering::Relaxed) {
-            return false;
-        }
-        reader.fill(b);
-        *finished = b.last;
-        true
+    // Fill `b` from the shared reader and parse it: false once the reader has handed out
+    // its last block (or a parser panicked while reading), when `b` is left as it was; a
+    // panic of the read or the parse is caught and returned.
+    let parse = |parser: &mut LineWorker, b: &mut Block| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let Ok(mut source) = source.lock() else {
+                return false;
+            };
+            let (reader, finished) = &mut *source;
+            if *finished || stop.load(Ordering::Relaxed) {
+                return false;
+            }
+            reader.fill(b);
+            *finished = b.last;
+            drop(source);
+            parser.process(b, mode, profile);
+            true
+        }))
     };
     std::thread::scope(|scope| {
         // A worker that panics sends its panic instead of its block: the calling thread,
         // waiting for that block, would otherwise wait forever (the other workers hold
         // the channel open). It stops the others and re-raises the panic after the joins.
         let (done_tx, done_rx) = channel::<std::thread::Result<(usize, Block)>>();
-        let take = &take;
+        let parse = &parse;
         // Every thread is joined explicitly below: the scope's implicit join returns when
         // the closures are done, before the threads have exited and run their thread-local
         // destructors (rust-lang/rust#116179), and LeakSanitizer then saw glibc's TLS
@@ -1001,18 +1006,13 @@ fn parallel<R: BufRead + Send>(
             threads.push(scope.spawn(move || {
                 let mut worker = LineWorker::default();
                 while let Ok(mut b) = free_rx.recv() {
-                    if !take(&mut b) {
-                        break;
-                    }
-                    let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        worker.process(&mut b, mode, profile)
-                    }));
-                    match done {
-                        Ok(()) => {
+                    match parse(&mut worker, &mut b) {
+                        Ok(true) => {
                             if done_tx.send(Ok((owner, b))).is_err() {
                                 break;
                             }
                         }
+                        Ok(false) => break,
                         Err(panic) => {
                             let _ = done_tx.send(Err(panic));
                             break;
@@ -1025,25 +1025,10 @@ fn parallel<R: BufRead + Send>(
         // The calling thread: its own blocks and parser, and the ordered checks.
         let mut own: Vec<Block> = (0..BLOCKS_PER_WORKER).map(|_| Block::default()).collect();
         let mut parser = LineWorker::default();
-        let mut pending = std::collections::BTreeMap::new();
+        let mut pending = std::collections::BTreeMap::<u64, (usize, Block)>::new();
         let mut next = 0u64;
         let mut panic = None;
         let result = 'outer: loop {
-            // What the workers have finished, without waiting. (The workers end when the
-            // reader has handed out its last block, which may be before the calling
-            // thread has consumed it: their channel's end is not the input's.)
-            let arrived = done_rx.try_recv().ok();
-            let got = arrived.is_some();
-            match arrived {
-                Some(Ok((owner, b))) => {
-                    pending.insert(b.index, (owner, b));
-                }
-                Some(Err(payload)) => {
-                    panic = Some(payload);
-                    break Ok(());
-                }
-                None => {}
-            }
             while let Some((owner, mut b)) = pending.remove(&next) {
                 next += 1;
                 if let Err(e) = consumer.consume(&mut b) {
@@ -1058,39 +1043,42 @@ fn parallel<R: BufRead + Send>(
                     let _ = give_back[owner].send(b);
                 }
             }
-            if got {
-                continue;
-            }
-            // The next block is not ready: parse one, or wait for a worker's.
-            if let Some(mut b) = own.pop() {
-                let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    let taken = take(&mut b);
-                    if taken {
-                        parser.process(&mut b, mode, profile);
+            // The next block is not ready: take one a worker has finished, or else parse
+            // one of our own, or else wait for a worker's. (The workers end when the
+            // reader has handed out its last block, which may be before the calling
+            // thread has consumed it: their channel's end is not the input's.)
+            let arrived = match done_rx.try_recv() {
+                Ok(arrived) => arrived,
+                Err(_) => {
+                    if let Some(mut b) = own.pop() {
+                        match parse(&mut parser, &mut b) {
+                            Ok(true) => {
+                                pending.insert(b.index, (caller, b));
+                                continue;
+                            }
+                            Ok(false) => own.push(b),
+                            Err(payload) => {
+                                panic = Some(payload);
+                                break Ok(());
+                            }
+                        }
                     }
-                    taken
-                }));
-                match parsed {
-                    Ok(true) => {
-                        pending.insert(b.index, (caller, b));
-                        continue;
-                    }
-                    Ok(false) => own.push(b),
-                    Err(payload) => {
-                        panic = Some(payload);
-                        break Ok(());
+                    match done_rx.recv() {
+                        Ok(arrived) => arrived,
+                        Err(_) => {
+                            break Err(ReadError::Io(io::Error::other("a worker thread stopped")))
+                        }
                     }
                 }
-            }
-            match done_rx.recv() {
-                Ok(Ok((owner, b))) => {
+            };
+            match arrived {
+                Ok((owner, b)) => {
                     pending.insert(b.index, (owner, b));
                 }
-                Ok(Err(payload)) => {
+                Err(payload) => {
                     panic = Some(payload);
                     break Ok(());
                 }
-                Err(_) => break Err(ReadError::Io(io::Error::other("a worker thread stopped"))),
             }
         };
         stop.store(true, Ordering::Relaxed);
@@ -1197,6 +1185,13 @@ mod tests {
             }
             journal.push(b'\n');
         }
+        let panicked = validate_panics(std::io::Cursor::new(journal));
+        assert!(panicked, "the worker's panic is raised to the caller");
+    }
+
+    /// Whether `validate` of `source` with two parsers over 64-byte blocks panics; it must
+    /// end within 120 s (a run waiting forever for a block fails here).
+    fn validate_panics(source: impl std::io::BufRead + Send + 'static) -> bool {
         let opts = super::Options {
             threads: 2,
             block_bytes: 64,
@@ -1204,18 +1199,18 @@ mod tests {
         };
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
-            let run = std::panic::catch_unwind(|| super::validate(&journal[..], &opts).is_ok());
+            let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                super::validate(source, &opts).is_ok()
+            }));
             let _ = tx.send(run.is_err());
         });
-        let panicked = rx
-            .recv_timeout(std::time::Duration::from_secs(120))
-            .expect("the run ends instead of waiting for the worker forever");
-        assert!(panicked, "the worker's panic is raised to the caller");
+        rx.recv_timeout(std::time::Duration::from_secs(120))
+            .expect("the run ends instead of waiting for a block forever")
     }
 
-    /// A source that panics while a worker reads from it (under the reader's lock) ends
-    /// the run with that panic, every thread stopped: the other worker finds the lock
-    /// poisoned and stops, and the caller is not left waiting for a block.
+    /// A source that panics while a parser reads from it (under the reader's lock) ends
+    /// the run with that panic, every thread stopped: the other parser finds the lock
+    /// poisoned and stops, and the calling thread is not left waiting for a block.
     #[test]
     fn a_panic_while_reading_is_raised_not_waited_for() {
         /// Gives one `{` (a line not yet ended), then panics on the next read.
@@ -1234,20 +1229,10 @@ mod tests {
                 self.0 = true;
             }
         }
-        let opts = super::Options {
-            threads: 2,
-            block_bytes: 64,
-            ..super::Options::new(crate::event::JournalProfile::Core)
-        };
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let run = std::panic::catch_unwind(|| super::validate(Panics(false), &opts).is_ok());
-            let _ = tx.send(run.is_err());
-        });
-        let panicked = rx
-            .recv_timeout(std::time::Duration::from_secs(120))
-            .expect("the run ends instead of waiting for the reader forever");
-        assert!(panicked, "the reader's panic is raised to the caller");
+        assert!(
+            validate_panics(Panics(false)),
+            "the reader's panic is raised to the caller"
+        );
     }
 
     /// The tape's `P-TRACE-*` check accepts exactly the lines the oracle's accepts, and
