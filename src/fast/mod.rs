@@ -55,7 +55,7 @@ use crate::fingerprint::hex;
 use crate::journal::{self, Expected, Violation};
 use crate::json::Value;
 use crate::profile::Passed;
-use crate::replay::{check_range, contribution, Contribution, Text};
+use crate::replay::{check_range, contribution, Contribution};
 use crate::wire;
 
 use ids::IdSet;
@@ -131,19 +131,24 @@ impl Mode {
     }
 }
 
-/// What the projection takes from one event.
+/// What the projection takes from one event: a canonical JSON string (a text) or
+/// object (a tool result's payload).
 #[derive(Clone, Debug)]
 enum Proj {
     None,
-    /// A canonical JSON string in the block's `aux`.
-    User(Range<usize>),
-    Assistant(Range<usize>),
-    Stop(Range<usize>),
-    /// The canonical payload object, in the block's `out` (it is part of the
-    /// event's canonical text there).
-    Tool(Range<usize>),
-    /// The canonical payload object, in the block's `aux`.
-    ToolAux(Range<usize>),
+    User(Held),
+    Assistant(Held),
+    Stop(Held),
+    Tool(Held),
+}
+
+/// Where a projected value's canonical bytes are in their block.
+#[derive(Clone, Debug)]
+enum Held {
+    /// In `out`, inside the event's canonical text (recorded while writing it).
+    Out(Range<usize>),
+    /// In `aux`, written on their own.
+    Aux(Range<usize>),
 }
 
 /// One accepted line: what the ordered checks and the hash need.
@@ -306,10 +311,10 @@ fn push_aux(aux: &mut Vec<u8>, bytes: &[u8]) -> Range<usize> {
     start..aux.len()
 }
 
-fn push_string(aux: &mut Vec<u8>, s: &str) -> Range<usize> {
+fn push_string(aux: &mut Vec<u8>, s: &str) -> Held {
     let start = aux.len();
     canonical::write_string(s, aux);
-    start..aux.len()
+    Held::Aux(start..aux.len())
 }
 
 fn parse_sequence(text: &[u8]) -> Option<u64> {
@@ -394,27 +399,38 @@ impl LineWorker {
         }
 
         // Accepted: write what the ordered checks, the hash and the projection need.
+        // The projection's value (a text member or the payload) is marked in the event's
+        // canonical bytes, which hold it.
+        let c = match mode {
+            Mode::Replay => contribution(ty, &payload),
+            _ => Contribution::Nothing,
+        };
+        let mark = match &c {
+            Contribution::ToolResult => Some(env.payload),
+            Contribution::User(x) | Contribution::Assistant(x) | Contribution::Stop(x) => x.member,
+            Contribution::Nothing => None,
+        };
         let mut canon = 0..0;
-        let mut tool = 0..0;
+        let mut marked = None;
         if mode.canonical() {
             let start = b.out.len();
             b.out.push(b',');
             if t.canonical {
                 // Already canonical (`Tape::canonical`): the line's bytes are the event's
-                // canonical bytes, and the payload's are where it sits in the line.
+                // canonical bytes, and the marked value's are where it sits in the line
+                // (a string with escapes has no span: it is written on its own below).
                 b.out.extend_from_slice(s);
-                let payload = t.span(env.payload).expect("the payload is at depth 2");
-                tool = start + 1 + payload.start..start + 1 + payload.end;
+                marked = mark
+                    .and_then(|m| t.span(m).or_else(|| t.plain_str_span(m)))
+                    .map(|r| start + 1 + r.start..start + 1 + r.end);
             } else {
-                t.write(s, 0, &mut b.out, env.payload, &mut tool);
+                let mut r = 0..0;
+                t.write(s, 0, &mut b.out, mark.unwrap_or(usize::MAX), &mut r);
+                marked = mark.map(|_| r);
             }
             canon = start..b.out.len();
         }
-        let proj = if mode == Mode::Replay {
-            project(&payload, contribution(ty, &payload), &mut b.aux, tool)
-        } else {
-            Proj::None
-        };
+        let proj = project(&payload, c, &mut b.aux, marked);
         let aux = &mut b.aux;
         Some(LineEvent {
             line: 0,
@@ -627,34 +643,38 @@ impl<'a> crate::profile::Node<'a> for TapeNode<'a> {
     }
 }
 
-/// The projection's share of an accepted line ([`contribution`]): texts as canonical
-/// strings in `aux`, a tool result as the payload's canonical bytes in the block's
-/// `out` (`tool`, recorded while writing the event).
+/// The projection's share of an accepted line ([`contribution`]): the canonical bytes
+/// of its text member or payload in the block's `out` where writing the event marked
+/// them (`marked`), or else written on their own in `aux` (an absent text's default, a
+/// string with escapes in a canonical line).
 #[inline]
 fn project(
     payload: &TapePayload<'_>,
     c: Contribution<usize>,
     aux: &mut Vec<u8>,
-    tool: Range<usize>,
+    marked: Option<Range<usize>>,
 ) -> Proj {
-    let mut text = |t: Text<usize>| {
+    let mut held = |member: Option<usize>, absent: &str| {
+        if let Some(r) = marked.clone() {
+            return Held::Out(r);
+        }
         let start = aux.len();
-        match t.member {
+        match member {
             Some(v) => {
                 payload
                     .tape
                     .write(payload.input, v, aux, usize::MAX, &mut (0..0));
             }
-            None => canonical::write_string(t.absent, aux),
+            None => canonical::write_string(absent, aux),
         }
-        start..aux.len()
+        Held::Aux(start..aux.len())
     };
     match c {
         Contribution::Nothing => Proj::None,
-        Contribution::User(t) => Proj::User(text(t)),
-        Contribution::Assistant(t) => Proj::Assistant(text(t)),
-        Contribution::ToolResult => Proj::Tool(tool),
-        Contribution::Stop(t) => Proj::Stop(text(t)),
+        Contribution::User(t) => Proj::User(held(t.member, t.absent)),
+        Contribution::Assistant(t) => Proj::Assistant(held(t.member, t.absent)),
+        Contribution::ToolResult => Proj::Tool(held(Some(payload.object), "")),
+        Contribution::Stop(t) => Proj::Stop(held(t.member, t.absent)),
     }
 }
 
@@ -675,7 +695,7 @@ fn slow(ev: &Event, b: &mut Block, mode: Mode) -> LineEvent {
             Contribution::ToolResult => {
                 let start = b.aux.len();
                 canonical::write(ev.value.get("payload").expect("E-PAYLOAD-1"), &mut b.aux);
-                Proj::ToolAux(start..b.aux.len())
+                Proj::Tool(Held::Aux(start..b.aux.len()))
             }
             Contribution::Stop(t) => Proj::Stop(push_string(&mut b.aux, t.as_str())),
         }
@@ -726,11 +746,12 @@ impl Projection {
     pub fn write_json(&self, w: &mut impl io::Write) -> io::Result<()> {
         w.write_all(b"{\"applied_sequences\":[")?;
         let mut buf = Vec::with_capacity(1 << 16);
+        let mut digits = itoa::Buffer::new();
         for i in 0..self.applied {
             if i > 0 {
                 buf.push(b',');
             }
-            buf.extend_from_slice(i.to_string().as_bytes());
+            buf.extend_from_slice(digits.format(i).as_bytes());
             if buf.len() > 60_000 {
                 w.write_all(&buf)?;
                 buf.clear();
@@ -856,14 +877,15 @@ impl Consumer {
                     hash_to = canon.end;
                     self.hashed += 1;
                 }
+                let held = |h: &Held| match h {
+                    Held::Out(r) => &b.out[r.clone()],
+                    Held::Aux(r) => &aux[r.clone()],
+                };
                 match (&ev.proj, self.mode) {
-                    (Proj::User(r), _) => append_item(&mut self.proj.users, &aux[r.clone()]),
-                    (Proj::Assistant(r), _) => {
-                        append_item(&mut self.proj.assistants, &aux[r.clone()])
-                    }
-                    (Proj::Tool(r), _) => append_item(&mut self.proj.tools, &b.out[r.clone()]),
-                    (Proj::ToolAux(r), _) => append_item(&mut self.proj.tools, &aux[r.clone()]),
-                    (Proj::Stop(r), _) => self.proj.stop = Some(aux[r.clone()].to_vec()),
+                    (Proj::User(h), _) => append_item(&mut self.proj.users, held(h)),
+                    (Proj::Assistant(h), _) => append_item(&mut self.proj.assistants, held(h)),
+                    (Proj::Tool(h), _) => append_item(&mut self.proj.tools, held(h)),
+                    (Proj::Stop(h), _) => self.proj.stop = Some(held(h).to_vec()),
                     (Proj::None, Mode::Branch) => self
                         .inherited
                         .push(String::from_utf8(id.to_vec()).expect("UTF-8")),
@@ -947,15 +969,18 @@ fn parallel<R: BufRead + Send>(
     use std::sync::mpsc::{channel, sync_channel};
     use std::sync::Mutex;
 
-    // `threads` parsers in all, the calling thread one of them. Each parser owns two
+    // `threads` parsers in all, the calling thread one of them. Each parser owns a few
     // blocks: it fills one from the shared reader (under its lock: a read is a copy,
     // short beside the parse) and processes it. The calling thread also takes the
     // blocks in order for the ordered checks, and hands each back to its owner once
     // consumed; whenever the next block in order is not ready it parses one of its own
     // instead of waiting. So there is one thread per core, no thread between reader and
-    // parser, and a thread sleeps only when it has nothing to do; memory is two blocks a
-    // parser.
-    const BLOCKS_PER_WORKER: usize = 2;
+    // parser, and a thread sleeps only when it has nothing to do; memory is a few blocks
+    // a parser. Two, and three for `replay`, whose calling thread also gathers the
+    // projection: with two, its worker ran out of blocks while the calling thread was
+    // busy, 7% slower (benches/RESULTS.md); a third gains nothing elsewhere and costs
+    // `fingerprint` 0.3 MiB.
+    let blocks_per_worker = if mode == Mode::Replay { 3 } else { 2 };
     let workers = opts.threads.saturating_sub(1);
     // The owner of the calling thread's blocks.
     let caller = workers;
@@ -995,8 +1020,8 @@ fn parallel<R: BufRead + Send>(
         let mut threads = Vec::with_capacity(workers);
         let mut give_back = Vec::with_capacity(workers);
         for owner in 0..workers {
-            let (free_tx, free_rx) = sync_channel::<Block>(BLOCKS_PER_WORKER);
-            for _ in 0..BLOCKS_PER_WORKER {
+            let (free_tx, free_rx) = sync_channel::<Block>(blocks_per_worker);
+            for _ in 0..blocks_per_worker {
                 free_tx
                     .send(Block::default())
                     .expect("room for every block");
@@ -1023,7 +1048,7 @@ fn parallel<R: BufRead + Send>(
         }
         drop(done_tx);
         // The calling thread: its own blocks and parser, and the ordered checks.
-        let mut own: Vec<Block> = (0..BLOCKS_PER_WORKER).map(|_| Block::default()).collect();
+        let mut own: Vec<Block> = (0..blocks_per_worker).map(|_| Block::default()).collect();
         let mut parser = LineWorker::default();
         let mut pending = std::collections::BTreeMap::<u64, (usize, Block)>::new();
         let mut next = 0u64;

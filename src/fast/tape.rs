@@ -229,6 +229,19 @@ impl Tape {
             .map(|&(_, start, end)| start..end)
     }
 
+    /// The input span of string token `t` with its quotes, when it has no escapes (a
+    /// string with escapes is kept decoded, so its input span is not recorded).
+    pub fn plain_str_span(&self, t: usize) -> Option<std::ops::Range<usize>> {
+        match self.toks[t] {
+            Tok::Str {
+                start,
+                end,
+                escaped: false,
+            } => Some(start - 1..end + 1),
+            _ => None,
+        }
+    }
+
     /// The bytes of string token `t` (decoded).
     pub fn str_bytes<'a>(&'a self, s: &'a [u8], t: usize) -> Option<&'a [u8]> {
         match self.toks[t] {
@@ -716,6 +729,17 @@ impl Tape {
                         // Already canonical (and holding no marked token): copy it.
                         out.extend_from_slice(&s[m.start..m.end]);
                         continue;
+                    }
+                    if m.canonical && k + 1 == mark {
+                        // Already canonical, and its value is the marked token: copy it,
+                        // the value being what follows the key (without escapes, so its
+                        // input span is known) and the `:`.
+                        if let Some(key) = self.plain_str_span(k) {
+                            let at = out.len();
+                            out.extend_from_slice(&s[m.start..m.end]);
+                            *marked = at + key.len() + 1..out.len();
+                            continue;
+                        }
                     }
                     self.write(s, k, out, mark, marked);
                     out.push(b':');

@@ -94,9 +94,25 @@ pub fn print_json(v: &Value) -> i32 {
     }
 }
 
+/// Standard output without its line buffering, for output of one line of megabytes:
+/// `Stdout` searches every write for a newline to flush at, and the projection's
+/// arrays are written as they are held (`fast::Projection::write_json`). Anything
+/// `Stdout` holds is flushed first.
+fn raw_stdout() -> Box<dyn Write> {
+    let _ = io::stdout().flush();
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        if let Ok(fd) = io::stdout().as_fd().try_clone_to_owned() {
+            return Box::new(std::fs::File::from(fd));
+        }
+    }
+    Box::new(io::stdout().lock())
+}
+
 /// Stream the replay projection's canonical JSON and a newline (as `print_json` would).
 pub fn print_projection(p: &journal_conformance::fast::Projection) -> i32 {
-    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let mut out = io::BufWriter::with_capacity(1 << 16, raw_stdout());
     match p
         .write_json(&mut out)
         .and_then(|_| out.write_all(b"\n"))
