@@ -978,8 +978,8 @@ fn parallel<R: BufRead + Send>(
     // parser, and a thread sleeps only when it has nothing to do; memory is a few blocks
     // a parser. Two, and three for `replay`, whose calling thread also gathers the
     // projection: with two, its worker ran out of blocks while the calling thread was
-    // busy, 7% slower (benches/RESULTS.md); a third gains nothing elsewhere and costs
-    // `fingerprint` 0.3 MiB.
+    // busy, 7% slower (benches/RESULTS.md); elsewhere a third gains nothing and adds a
+    // block's buffers to the peak memory `fingerprint` has a goal for.
     let blocks_per_worker = if mode == Mode::Replay { 3 } else { 2 };
     let workers = opts.threads.saturating_sub(1);
     // The owner of the calling thread's blocks.
