@@ -417,8 +417,9 @@ impl LineWorker {
             b.out.push(b',');
             if t.canonical {
                 // Already canonical (`Tape::canonical`): the line's bytes are the event's
-                // canonical bytes, and the marked value's are where it sits in the line
-                // (a string with escapes has no span: it is written on its own below).
+                // canonical bytes, and the marked value's are where it sits in the line:
+                // the payload's span, or a text's (a string with escapes has none: it is
+                // written on its own below).
                 b.out.extend_from_slice(s);
                 marked = mark
                     .and_then(|m| t.span(m).or_else(|| t.plain_str_span(m)))
@@ -645,8 +646,9 @@ impl<'a> crate::profile::Node<'a> for TapeNode<'a> {
 
 /// The projection's share of an accepted line ([`contribution`]): the canonical bytes
 /// of its text member or payload in the block's `out` where writing the event marked
-/// them (`marked`), or else written on their own in `aux` (an absent text's default, a
-/// string with escapes in a canonical line).
+/// them (`marked`; always, for the payload, which is at depth 2), or else a text written
+/// on its own in `aux` (an absent text's default, a string with escapes in a canonical
+/// line).
 #[inline]
 fn project(
     payload: &TapePayload<'_>,
@@ -673,7 +675,7 @@ fn project(
         Contribution::Nothing => Proj::None,
         Contribution::User(t) => Proj::User(held(t.member, t.absent)),
         Contribution::Assistant(t) => Proj::Assistant(held(t.member, t.absent)),
-        Contribution::ToolResult => Proj::Tool(held(Some(payload.object), "")),
+        Contribution::ToolResult => Proj::Tool(Held::Out(marked.expect("the payload is marked"))),
         Contribution::Stop(t) => Proj::Stop(held(t.member, t.absent)),
     }
 }
