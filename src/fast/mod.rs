@@ -417,13 +417,12 @@ impl LineWorker {
             b.out.push(b',');
             if t.canonical {
                 // Already canonical (`Tape::canonical`): the line's bytes are the event's
-                // canonical bytes, and the marked value's are where it sits in the line:
-                // the payload's span, or a text's (a string with escapes has none: it is
-                // written on its own below).
+                // canonical bytes, and the marked value's are where it sits in the line.
                 b.out.extend_from_slice(s);
-                marked = mark
-                    .and_then(|m| t.span(m).or_else(|| t.plain_str_span(m)))
-                    .map(|r| start + 1 + r.start..start + 1 + r.end);
+                marked = mark.map(|m| {
+                    let r = t.value_span(m).expect("a marked value's span");
+                    start + 1 + r.start..start + 1 + r.end
+                });
             } else {
                 let mut r = 0..0;
                 t.write(s, 0, &mut b.out, mark.unwrap_or(usize::MAX), &mut r);
@@ -431,7 +430,7 @@ impl LineWorker {
             }
             canon = start..b.out.len();
         }
-        let proj = project(&payload, c, &mut b.aux, marked);
+        let proj = project(c, &mut b.aux, marked);
         let aux = &mut b.aux;
         Some(LineEvent {
             line: 0,
@@ -638,38 +637,25 @@ impl<'a> crate::profile::Node<'a> for TapeNode<'a> {
         }
     }
     fn text(self) -> Option<&'a [u8]> {
-        // The tape keeps the span of every object at depth 1 or 2: the event's members.
+        // The tape keeps the span of every object at depth 1 or 2 (the event's members)
+        // and of every string with escapes: an equal text is an equal value either way.
         let span = self.tape.span(self.tok)?;
         self.line.as_bytes().get(span)
     }
 }
 
 /// The projection's share of an accepted line ([`contribution`]): the canonical bytes
-/// of its text member or payload in the block's `out` where writing the event marked
-/// them (`marked`; always, for the payload, which is at depth 2), or else a text written
-/// on its own in `aux` (an absent text's default, a string with escapes in a canonical
-/// line).
+/// of its text member or payload in the block's `out`, which writing the event marked
+/// (`marked`), or an absent text's default written in `aux`.
 #[inline]
-fn project(
-    payload: &TapePayload<'_>,
-    c: Contribution<usize>,
-    aux: &mut Vec<u8>,
-    marked: Option<Range<usize>>,
-) -> Proj {
-    let mut held = |member: Option<usize>, absent: &str| {
-        if let Some(r) = marked.clone() {
-            return Held::Out(r);
+fn project(c: Contribution<usize>, aux: &mut Vec<u8>, marked: Option<Range<usize>>) -> Proj {
+    let mut held = |member: Option<usize>, absent: &str| match member {
+        Some(_) => Held::Out(marked.clone().expect("a text member is marked")),
+        None => {
+            let start = aux.len();
+            canonical::write_string(absent, aux);
+            Held::Aux(start..aux.len())
         }
-        let start = aux.len();
-        match member {
-            Some(v) => {
-                payload
-                    .tape
-                    .write(payload.input, v, aux, usize::MAX, &mut (0..0));
-            }
-            None => canonical::write_string(absent, aux),
-        }
-        Held::Aux(start..aux.len())
     };
     match c {
         Contribution::Nothing => Proj::None,

@@ -94,8 +94,9 @@ pub(crate) struct Tape {
     members: Vec<Member>,
     /// Whether the text parsed is its own canonical form (set by [`Tape::parse`]).
     pub canonical: bool,
-    /// The input span of every object at depth 1 or 2 (the event and its members), as
-    /// (object token, start, end): where a canonical line's payload is.
+    /// The input span of every object at depth 1 or 2 (the event and its members) and of
+    /// every string with escapes (kept decoded), as (token, start, end): where a
+    /// canonical line's payload and texts are ([`Tape::value_span`]).
     spans: Vec<(usize, usize, usize)>,
     /// Scratch for a float's canonical spelling.
     float_buf: Vec<u8>,
@@ -221,7 +222,8 @@ impl Tape {
         skip_ws(s, p)
     }
 
-    /// The input span of object token `t` at depth 1 or 2 (see [`Tape::spans`]).
+    /// The input span of token `t`, an object at depth 1 or 2 or a string with escapes
+    /// (see [`Tape::spans`]).
     pub fn span(&self, t: usize) -> Option<std::ops::Range<usize>> {
         self.spans
             .iter()
@@ -229,16 +231,16 @@ impl Tape {
             .map(|&(_, start, end)| start..end)
     }
 
-    /// The input span of string token `t` with its quotes, when it has no escapes (a
-    /// string with escapes is kept decoded, so its input span is not recorded).
-    pub fn plain_str_span(&self, t: usize) -> Option<std::ops::Range<usize>> {
+    /// The input span of token `t` when it is a string (with its quotes) or an object at
+    /// depth 1 or 2: where a marked value is ([`Tape::write`]).
+    pub fn value_span(&self, t: usize) -> Option<std::ops::Range<usize>> {
         match self.toks[t] {
             Tok::Str {
                 start,
                 end,
                 escaped: false,
             } => Some(start - 1..end + 1),
-            _ => None,
+            _ => self.span(t),
         }
     }
 
@@ -508,6 +510,7 @@ impl Tape {
         loop {
             match *s.get(i)? {
                 b'"' => {
+                    self.spans.push((self.toks.len(), start - 1, i + 1));
                     self.toks.push(Tok::Str {
                         start: dstart,
                         end: self.decoded.len(),
@@ -649,7 +652,8 @@ impl Tape {
     }
 
     /// Append the canonical bytes of token `t` (and its subtree); returns the index of
-    /// the token after it. `mark` names one token whose output range is recorded.
+    /// the token after it. `mark` names one token whose output range is recorded: a
+    /// string, or an object at depth 1 or 2 ([`Tape::value_span`]).
     pub fn write(
         &self,
         s: &[u8],
@@ -725,21 +729,16 @@ impl Tape {
                     }
                     let k = key.tok as usize;
                     let m = self.members[key.member as usize];
-                    if m.canonical && !(k..self.next(k + 1)).contains(&mark) {
-                        // Already canonical (and holding no marked token): copy it.
+                    if m.canonical {
+                        // Already canonical: copy it, and find the marked token in it by
+                        // its span in the input.
+                        let at = out.len();
                         out.extend_from_slice(&s[m.start..m.end]);
-                        continue;
-                    }
-                    if m.canonical && k + 1 == mark {
-                        // Already canonical, and its value is the marked token: copy it,
-                        // the value being what follows the key (without escapes, so its
-                        // input span is known) and the `:`.
-                        if let Some(key) = self.plain_str_span(k) {
-                            let at = out.len();
-                            out.extend_from_slice(&s[m.start..m.end]);
-                            *marked = at + key.len() + 1..out.len();
-                            continue;
+                        if (k..self.next(k + 1)).contains(&mark) {
+                            let v = self.value_span(mark).expect("a marked value's span");
+                            *marked = at + (v.start - m.start)..at + (v.end - m.start);
                         }
+                        continue;
                     }
                     self.write(s, k, out, mark, marked);
                     out.push(b':');
