@@ -680,6 +680,13 @@ rv("everything-twice", "Every reducer rule applies twice, with distinct values, 
     ev(5, "tool.result", {"r": 1}), ev(6, "session.stop", {"reason": "s1"}), ev(7, "user.message", {"content": "u2"}),
     ev(8, "model.response", {"content": "a2"}), ev(9, "tool.result", {"r": 2}), ev(10, "x.unknown", {"content": "ignored"}),
     ev(11, "session.stop", {"reason": "s2"})], until=6, tags=["multiplicity"])
+rv("texts-beside-other-members", "Each text is its own member's value, not the member beside it: a user message, "
+   "a final response's accumulated text, a complete response and a stop reason, each followed (in key order) by "
+   "another member, in lines written without whitespace but with members unsorted, so each member is canonical on "
+   "its own and the line is not.", ["R-USER-1", "R-STREAM-1", "R-STOP-1"],
+   [ev(0, "session.start", {"max_turns": 8}), ev(1, "user.message", {"content": "hi", "lang": "en"}),
+    ev(2, "model.response", {"accumulated": "hello", "final": True}), ev(3, "model.response", {"content": "bye", "model": "m"}),
+    ev(4, "session.stop", {"reason": "completed", "turns": 2})], until=2)
 for name, payload, t, field, kind in [
     ("user-content-number", {"content": 5}, "user.message", "content", "a number"),
     ("user-content-null", {"content": None}, "user.message", "content", "null"),
