@@ -651,11 +651,7 @@ impl<'a> crate::profile::Node<'a> for TapeNode<'a> {
 fn project(c: Contribution<usize>, aux: &mut Vec<u8>, marked: Option<Range<usize>>) -> Proj {
     let mut held = |member: Option<usize>, absent: &str| match member {
         Some(_) => Held::Out(marked.clone().expect("a text member is marked")),
-        None => {
-            let start = aux.len();
-            canonical::write_string(absent, aux);
-            Held::Aux(start..aux.len())
-        }
+        None => push_string(aux, absent),
     };
     match c {
         Contribution::Nothing => Proj::None,
