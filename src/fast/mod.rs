@@ -184,6 +184,21 @@ struct Block {
 }
 
 impl Block {
+    /// A block whose input and canonical bytes fit its buffers from the start: a block
+    /// holds `block_bytes`, the last read's at most 4 KiB past them, and the partial
+    /// line carried over (a few hundred bytes on most journals; a longer one grows the
+    /// buffer). Buffers that grew by doubling took up to twice that, and the copies
+    /// they left behind stayed in the heap (fingerprint's peak RSS: 0.25 MiB more,
+    /// benches/RESULTS.md).
+    fn with_capacity(block_bytes: usize) -> Block {
+        let room = block_bytes.saturating_add(8 << 10);
+        let mut b = Block::default();
+        // A size the allocator refuses (a huge `Options::block_bytes`) is left to grow.
+        let _ = b.data.try_reserve_exact(room);
+        let _ = b.out.try_reserve_exact(room);
+        b
+    }
+
     fn reset(&mut self) {
         self.data.clear();
         self.last = false;
@@ -234,7 +249,8 @@ impl<R: BufRead> Reader<R> {
         b.index = self.next_index;
         self.next_index += 1;
         b.first_line = self.next_line;
-        std::mem::swap(&mut b.data, &mut self.carry);
+        // The carry is copied, not swapped in: each block keeps its own buffer.
+        b.data.extend_from_slice(&self.carry);
         self.carry.clear();
         // `line_start`: start of the line being read; `lines`: complete lines so far.
         let mut line_start = 0;
@@ -929,7 +945,7 @@ fn run<R: BufRead + Send>(
     let mut reader = Reader::new(source, opts);
     if opts.threads == 0 {
         let mut worker = LineWorker::default();
-        let mut b = Block::default();
+        let mut b = Block::with_capacity(opts.block_bytes);
         loop {
             reader.fill(&mut b);
             worker.process(&mut b, mode, opts.profile);
@@ -1007,7 +1023,7 @@ fn parallel<R: BufRead + Send>(
             let (free_tx, free_rx) = sync_channel::<Block>(blocks_per_worker);
             for _ in 0..blocks_per_worker {
                 free_tx
-                    .send(Block::default())
+                    .send(Block::with_capacity(opts.block_bytes))
                     .expect("room for every block");
             }
             give_back.push(free_tx);
@@ -1032,7 +1048,9 @@ fn parallel<R: BufRead + Send>(
         }
         drop(done_tx);
         // The calling thread: its own blocks and parser, and the ordered checks.
-        let mut own: Vec<Block> = (0..blocks_per_worker).map(|_| Block::default()).collect();
+        let mut own: Vec<Block> = (0..blocks_per_worker)
+            .map(|_| Block::with_capacity(opts.block_bytes))
+            .collect();
         let mut parser = LineWorker::default();
         let mut pending = std::collections::BTreeMap::<u64, (usize, Block)>::new();
         let mut next = 0u64;
