@@ -742,27 +742,22 @@ fn append_item(list: &mut Vec<u8>, item: &[u8]) {
 
 impl Projection {
     /// Write the canonical text of the `ReplayState` (`R-OUT-1`), the bytes
-    /// `canonical::to_string(&state.to_json())` gives, without a newline.
+    /// `canonical::to_string(&state.to_json())` gives, without a newline. The writes are
+    /// small (one per sequence number): `w` should buffer (the CLI's is a `BufWriter`).
     pub fn write_json(&self, w: &mut impl io::Write) -> io::Result<()> {
         w.write_all(b"{\"applied_sequences\":[")?;
-        let mut buf = Vec::with_capacity(1 << 16);
         let mut digits = itoa::Buffer::new();
         for i in 0..self.applied {
             if i > 0 {
-                buf.push(b',');
+                w.write_all(b",")?;
             }
-            buf.extend_from_slice(digits.format(i).as_bytes());
-            if buf.len() > 60_000 {
-                w.write_all(&buf)?;
-                buf.clear();
-            }
+            w.write_all(digits.format(i).as_bytes())?;
         }
-        w.write_all(&buf)?;
         w.write_all(b"],\"assistant_messages\":[")?;
         w.write_all(&self.assistants)?;
         w.write_all(b"],\"fingerprint\":\"")?;
         w.write_all(self.fingerprint.as_bytes())?;
-        buf.clear();
+        let mut buf = Vec::new();
         buf.extend_from_slice(b"\",\"run_id\":");
         canonical::write_string(&self.run_id, &mut buf);
         buf.extend_from_slice(b",\"session_id\":");
