@@ -9,10 +9,11 @@
 #
 # - when BASE is given, or a merge base with origin/main or main exists, and the diff
 #   against it touches those modules: only the mutants on the changed lines (--in-diff);
-# - otherwise: one fixed shard, MUTANTS_SHARD (default: K/N with N=${MUTANTS_SHARDS:-200}
+# - otherwise: one fixed shard, MUTANTS_SHARD (default: K/N with N=${MUTANTS_SHARDS:-400}
 #   and K from the commit's tree hash, so a commit always runs the same few mutants and
-#   successive commits walk through all of them; 200 shards of the gated modules' ~2,000
-#   mutants are ten each).
+#   successive commits walk through all of them; 400 shards of the gated modules' ~2,000
+#   mutants are five each: at 30 to 60 s a mutant on a slow machine, ten took CI's step
+#   to 9 minutes and the whole run past 30).
 # MUTANTS_ARGS adds arguments to cargo mutants (e.g. MUTANTS_ARGS='--re fingerprint' with
 # MUTANTS_SHARD=0/1 re-runs chosen mutants).
 #
@@ -55,7 +56,7 @@ if [ -n "$base" ] && ! git diff --quiet "$base" -- "${plain_modules[@]}"; then
   selection=(--in-diff "$out/diff")
   echo "mutants-ci: the mutants on the lines changed since $base"
 else
-  n=${MUTANTS_SHARDS:-200}
+  n=${MUTANTS_SHARDS:-400}
   k=$(( 0x$(git rev-parse 'HEAD^{tree}' | cut -c1-7) % n ))
   shard=${MUTANTS_SHARD:-$k/$n}
   # Round-robin: mutant i runs in shard i % N, so every shard holds some (cargo-mutants'
