@@ -126,8 +126,17 @@ if [ "${selection[0]}" = --shard ] && [ -z "${MUTANTS_ARGS:-}" ]; then
   echo "mutants-ci: $count mutants in the shard"
   [ "$count" -gt 0 ] || { echo "mutants-ci: the shard holds no mutant: it would check nothing" >&2; exit 2; }
 fi
+# The test timeout: MUTANTS_TIMEOUT_MULTIPLIER times the unmutated baseline's test time
+# (which then runs without a timeout), or a fixed MUTANTS_TIMEOUT. A fixed one applies to
+# the baseline too: in a slow hour CI's baseline took more than its 60 s and the step
+# failed (exit 4) having tested nothing; a multiple of the baseline moves with the machine.
+if [ -n "${MUTANTS_TIMEOUT_MULTIPLIER:-}" ]; then
+  timeout_args=(--timeout-multiplier "$MUTANTS_TIMEOUT_MULTIPLIER")
+else
+  timeout_args=(--timeout "${MUTANTS_TIMEOUT:-120}")
+fi
 start=$(date +%s)
-(cd "$out/tree" && cargo mutants --in-place --no-shuffle --timeout "${MUTANTS_TIMEOUT:-120}" \
+(cd "$out/tree" && cargo mutants --in-place --no-shuffle "${timeout_args[@]}" \
   "${file_args[@]}" "${selection[@]}" ${MUTANTS_ARGS:-} -o "$out")
 rc=$?
 echo "mutants-ci: cargo mutants exited $rc after $(( $(date +%s) - start )) s"
