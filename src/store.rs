@@ -627,8 +627,9 @@ impl Store {
         self.poisoned = true;
     }
 
-    /// Write a checkpoint of the whole journal to `ck` (`K-RECORD-1`, `K-WRITE-1`).
-    pub fn checkpoint(&self, ck: &Path) -> io::Result<Checkpoint> {
+    /// Write a checkpoint of the whole journal to `ck` (`K-RECORD-1`, `K-WRITE-1`); an
+    /// empty journal has none (`empty_journal`, `J-EMPTY-1`).
+    pub fn checkpoint(&self, ck: &Path) -> Result<Checkpoint, StoreError> {
         write_checkpoint(ck, &self.st)
     }
 }
@@ -764,13 +765,16 @@ fn index_path(ck: &Path, name: &str) -> PathBuf {
     ck.parent().unwrap_or(Path::new("")).join(name)
 }
 
-fn write_checkpoint(ck: &Path, st: &State) -> io::Result<Checkpoint> {
+/// An empty journal is the input's fault (`empty_journal`), never an I/O error: it once
+/// was one of kind `InvalidInput`, so the CLI's `checkpoint` exited 2 for it and any real
+/// `EINVAL` from the file system would have been answered as an empty journal.
+fn write_checkpoint(ck: &Path, st: &State) -> Result<Checkpoint, StoreError> {
     let n = st.checker.count();
     if n == 0 {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
+        return Err(ReadError::Invalid(Error::new(
+            ErrorCode::EmptyJournal,
             "an empty journal has nothing to checkpoint",
-        ));
+        )));
     }
     let mut digests: Vec<[u8; 32]> = st
         .checker
@@ -840,7 +844,7 @@ pub fn checkpoint_file_bounded(
         .at_line(t.line)
         .into());
     }
-    Ok(write_checkpoint(ck, &st)?)
+    write_checkpoint(ck, &st)
 }
 
 /// The sorted id-digest index of a checkpoint, searched on disk (`K-REPLAY-1`).
@@ -1175,7 +1179,9 @@ impl StoreStep {
             "restart" => StoreStep::Restart,
             "checkpoint" => StoreStep::Checkpoint,
             "replay" => StoreStep::Replay,
-            _ => StoreStep::ReplayFromCheckpoint,
+            "replay_from_checkpoint" => StoreStep::ReplayFromCheckpoint,
+            // Refused above already; a name is never read as some other step.
+            other => return Err(StoreStepError::Unknown(other.to_owned())),
         })
     }
 
@@ -1282,11 +1288,8 @@ pub fn apply_steps(
                         ("source_fingerprint", Value::from(c.source_fingerprint)),
                     ])
                 }
-                Err(e) if e.kind() == io::ErrorKind::InvalidInput => step_error(&Error::new(
-                    ErrorCode::EmptyJournal,
-                    "an empty journal has nothing to checkpoint",
-                )),
-                Err(e) => return Err(e.into()),
+                Err(ReadError::Invalid(e)) => step_error(&e),
+                Err(e) => return Err(e),
             },
             StoreStep::Replay => state_or_error(
                 File::open(&path)

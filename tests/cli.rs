@@ -380,3 +380,34 @@ fn journal_commands_take_journal_profiles_and_tree_commands_dialects() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// K-RECORD-1: a journal with no event has nothing to checkpoint, and the request fails
+/// with `empty_journal`; that is the input's fault, so `checkpoint` exits 1 (X-EXIT-1) and
+/// writes no checkpoint or index file. (The reference once answered it as an I/O error,
+/// exit 2.)
+#[test]
+fn checkpoint_of_an_empty_journal_is_empty_journal_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("empty.jsonl");
+    std::fs::write(&journal, b"").unwrap();
+    let ck = dir.path().join("empty.ck.json");
+    let o = run(
+        &[
+            "checkpoint",
+            journal.to_str().unwrap(),
+            "--out",
+            ck.to_str().unwrap(),
+        ],
+        None,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("error[empty_journal]"), "{err}");
+    assert!(o.stdout.is_empty());
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(
+        left.len(),
+        1,
+        "no checkpoint or index file written: {left:?}"
+    );
+}
