@@ -10,7 +10,8 @@
 # configured, so in the repository itself every mutant would compile ~30 test targets
 # (two minutes on two cores), and a dev-dependency's features (jsonschema turns on
 # serde_json's `float_roundtrip`) would change the reference the gate runs. DIR's
-# .cargo/config.toml sets JC_MUTATION_TREE=1, which tells the gate it runs such a build.
+# .cargo/config.toml sets JC_MUTATION_TREE=1, which tells the gate it runs such a build:
+# there it stops at its first failed test (tests/mutation_gate.rs, `fail_fast`).
 # Point CARGO_TARGET_DIR at an existing target directory to reuse its dependencies.
 set -euo pipefail
 dir=${1:?usage: scripts/mutants-tree.sh DIR}

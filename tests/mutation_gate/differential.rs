@@ -81,6 +81,7 @@ const JOURNAL_OPS: [&str; 4] = ["validate", "replay", "fingerprint", "branch"];
 /// evenly among the four journal operations (each at least an eighth of them).
 #[test]
 fn the_differential_phase_asks_what_the_handshake_offers() {
+    let Some(_running) = fail_fast() else { return };
     let all_profiles = ["core", "trace-0.1", "yoagent-0.26"];
     for op in OpKind::ALL {
         let got = asked(&[op.as_str()], &all_profiles, 40);
@@ -125,6 +126,7 @@ fn the_differential_phase_asks_what_the_handshake_offers() {
 /// validate, replay ..., fingerprint, branch"): each gets at least an eighth.
 #[test]
 fn the_generators_labels_are_the_references_answers() {
+    let Some(_running) = fail_fast() else { return };
     use journal_conformance::differential::{expectation, trials};
     use journal_conformance::generate::GenConfig;
     use proptest::strategy::{Strategy, ValueTree};
@@ -196,6 +198,7 @@ fn the_generators_labels_are_the_references_answers() {
 /// nothing and still say ok.
 #[test]
 fn a_fuzz_campaign_replays_the_checks_of_the_operations_it_is_given() {
+    let Some(_running) = fail_fast() else { return };
     let cases: Vec<Case> = vectors::load_embedded().unwrap();
     let selected = |op: &Operation| matches!(op.name(), "validate" | "replay");
     let want = cases
@@ -241,6 +244,7 @@ fn a_fuzz_campaign_replays_the_checks_of_the_operations_it_is_given() {
 /// --corpus DIR`: every one of the 55 generated cases (and the 2 golden traces) passes.
 #[test]
 fn generated_vectors_pass_the_reference() {
+    let Some(_running) = fail_fast() else { return };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_str().unwrap();
     let sub = dir.path().join("t");

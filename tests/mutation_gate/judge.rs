@@ -99,6 +99,7 @@ fn reordered(v: &Value) -> Value {
 /// texts are).
 #[test]
 fn wrong_answers_are_judged_wrong() {
+    let Some(_running) = fail_fast() else { return };
     let mut cases = vectors::load_embedded().unwrap();
     cases.extend(journal_conformance::runner::plan::golden_cases().unwrap());
     let (mut right, mut wrong_checked, mut same_checked) = (0usize, 0usize, 0usize);

@@ -12,7 +12,7 @@
 
 use std::path::Path;
 
-use super::{run, BIN};
+use super::{fail_fast, run, BIN};
 
 /// One input and the fragments its diagnostic must hold.
 struct Row {
@@ -63,6 +63,7 @@ fn check(dir: &Path, args: &[&str], rows: &[Row]) {
 /// not called it).
 #[test]
 fn a_document_error_says_what_was_found() {
+    let Some(_running) = fail_fast() else { return };
     let dir = tempfile::tempdir().unwrap();
     let rows = [
         row(
@@ -93,6 +94,7 @@ fn a_document_error_says_what_was_found() {
 /// the message names the member and the type found, one row per JSON type.
 #[test]
 fn an_envelope_error_names_the_member_and_the_type_found() {
+    let Some(_running) = fail_fast() else { return };
     let dir = tempfile::tempdir().unwrap();
     let start = r#"{"event_id":"e0","session_id":"s","#;
     let rows = [
@@ -144,6 +146,7 @@ fn an_envelope_error_names_the_member_and_the_type_found() {
 /// event the profile accepts (checked first, so a row cannot fail for another reason).
 #[test]
 fn a_profile_violation_names_the_pointer_and_the_type_found() {
+    let Some(_running) = fail_fast() else { return };
     let dir = tempfile::tempdir().unwrap();
     let valid = concat!(
         r#"{"trace_version":"0.1.0","event_id":"e0","session_id":"s","sequence":0,"#,
@@ -199,6 +202,7 @@ fn a_profile_violation_names_the_pointer_and_the_type_found() {
 /// A tree entry of the wrong type (T-ENTRY-1, `malformed_entry`).
 #[test]
 fn a_tree_entry_error_names_the_member_and_the_type_found() {
+    let Some(_running) = fail_fast() else { return };
     let dir = tempfile::tempdir().unwrap();
     let rows = [
         row(
@@ -236,6 +240,7 @@ fn a_tree_entry_error_names_the_member_and_the_type_found() {
 /// every operation SPEC.md section 9 defines, and the run exits 2 before it starts.
 #[test]
 fn an_unknown_operation_lists_every_operation() {
+    let Some(_running) = fail_fast() else { return };
     let serve = format!("{BIN} serve");
     let out = run(&[
         "fuzz",
@@ -271,6 +276,7 @@ fn an_unknown_operation_lists_every_operation() {
 /// step.
 #[test]
 fn a_malformed_store_step_in_a_users_corpus_is_named() {
+    let Some(_running) = fail_fast() else { return };
     let dir = tempfile::tempdir().unwrap();
     let vector = |step: &str| {
         format!(
