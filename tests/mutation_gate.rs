@@ -63,38 +63,8 @@
 //! 14), `library_api` (15), `limits` (18), `differential` (19), `messages` (20). This file holds what several of them use.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
-
-/// Whether a gate test has failed in this process (see [`fail_fast`]).
-static FAILED: AtomicBool = AtomicBool::new(false);
-
-/// A gate test in progress: dropped while panicking (the test failed), it marks the run as
-/// failed.
-struct Running;
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            FAILED.store(true, Ordering::SeqCst);
-        }
-    }
-}
-
-/// Every gate test starts with `let Some(_running) = fail_fast() else { return };`. In a
-/// campaign tree (`scripts/mutants-tree.sh` builds it with `JC_MUTATION_TREE` set) the
-/// gate stops at its first failure, as `cargo nextest` would: once one test has failed,
-/// the mutant is caught, so the tests not yet started return at once instead of running
-/// (a caught mutant's whole run took as long as the unmutated gate's, 30 to 50 s in debug
-/// on two cores). Skipping can only follow a failure, so it never turns a run green. In
-/// the repository (`cargo test`) every test runs, for the whole diagnosis.
-fn fail_fast() -> Option<Running> {
-    if option_env!("JC_MUTATION_TREE").is_some() && FAILED.load(Ordering::SeqCst) {
-        eprintln!("fail-fast: a gate test has already failed in this campaign tree; skipped");
-        return None;
-    }
-    Some(Running)
-}
 use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use journal_conformance::json::{self, Value};
 use journal_conformance::ops::{Operation, Profile};
@@ -125,6 +95,36 @@ mod messages;
 mod store;
 
 const BIN: &str = env!("CARGO_BIN_EXE_journal-conformance");
+
+/// Whether a gate test has failed in this process (see [`fail_fast`]).
+static FAILED: AtomicBool = AtomicBool::new(false);
+
+/// A gate test in progress: dropped while panicking (the test failed), it marks the run as
+/// failed.
+struct Running;
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            FAILED.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Every gate test starts with `let Some(_running) = fail_fast() else { return };`. In a
+/// campaign tree (`scripts/mutants-tree.sh` builds it with `JC_MUTATION_TREE` set) the
+/// gate stops at its first failure, as `cargo nextest` would: once one test has failed,
+/// the mutant is caught, so the tests not yet started return at once instead of running
+/// (a caught mutant's whole run took as long as the unmutated gate's, 30 to 50 s in debug
+/// on two cores). Skipping can only follow a failure, so it never turns a run green. In
+/// the repository (`cargo test`) every test runs, for the whole diagnosis.
+fn fail_fast() -> Option<Running> {
+    if option_env!("JC_MUTATION_TREE").is_some() && FAILED.load(Ordering::SeqCst) {
+        eprintln!("fail-fast: a gate test has already failed in this campaign tree; skipped");
+        return None;
+    }
+    Some(Running)
+}
 
 fn run(args: &[&str]) -> Output {
     Command::new(BIN)
