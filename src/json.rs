@@ -272,12 +272,23 @@ pub fn parse_with_max_depth(text: &str, max_depth: usize) -> Result<Value, Error
 /// Bytes past a parser's position that it may have looked at (`Infinity`, `\\uXXXX`):
 /// an error detected at `reach` cannot be changed by bytes at or after
 /// `reach + DETECTION_LOOKAHEAD`.
-pub const DETECTION_LOOKAHEAD: usize = 16;
+const DETECTION_LOOKAHEAD: usize = 16;
+
+/// The error of every document that starts with `prefix`, if the parser detects it
+/// early enough in `prefix` that no bytes after it can change it (its detection point
+/// more than [`DETECTION_LOOKAHEAD`] bytes before the end); `None` when `prefix` parses
+/// or its error might still change. A streaming reader stops buffering at such an error
+/// (`canonical`, [`crate::ops::read_document`]).
+pub fn settled_error(prefix: &str, max_depth: usize) -> Option<Error> {
+    match parse_with_reach(prefix, max_depth) {
+        Err((e, reach)) if reach + DETECTION_LOOKAHEAD < prefix.len() => Some(e),
+        _ => None,
+    }
+}
 
 /// [`parse`], and on failure also the parser's position when it failed (its detection
-/// point; see [`DETECTION_LOOKAHEAD`]). A streaming reader uses it to stop at an error
-/// that the rest of the input cannot change (`canonical`, [`crate::ops::read_document`]).
-pub fn parse_with_reach(text: &str, max_depth: usize) -> Result<Value, (Error, usize)> {
+/// point; see [`DETECTION_LOOKAHEAD`]).
+fn parse_with_reach(text: &str, max_depth: usize) -> Result<Value, (Error, usize)> {
     let mut p = Parser {
         s: text.as_bytes(),
         text,

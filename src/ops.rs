@@ -320,12 +320,17 @@ fn parse_document_with_max_depth(bytes: &[u8], max_depth: usize) -> Result<Value
 /// - an invalid UTF-8 byte stops reading at once (W-UTF8-1 is decided by the bytes
 ///   before it);
 /// - a JSON error that the rest cannot change (found by parsing the bytes read so far
-///   at doubling sizes, [`json::parse_with_reach`]) stops BUFFERING: O-CANON-1 puts
+///   at doubling sizes, [`json::settled_error`]) stops BUFFERING: O-CANON-1 puts
 ///   W-UTF8-1 over the whole input before section 3.1, so the rest is still read, in
 ///   constant memory, for an invalid UTF-8 byte that would win (and the line bound).
 pub fn read_document<R: BufRead>(r: R, max_line_bytes: usize) -> Result<Value, ReadError> {
-    read_document_checking(r, max_line_bytes, 1 << 16, json::MAX_DEPTH)
+    read_document_checking(r, max_line_bytes, FIRST_SETTLE_CHECK, json::MAX_DEPTH)
 }
+
+/// How many bytes the streaming reader holds before it first looks for a settled JSON
+/// error (then at each doubling): a look costs a parse of what is held, so the looks
+/// together cost at most twice the last, and a small document is parsed once.
+const FIRST_SETTLE_CHECK: usize = 64 << 10;
 
 /// [`read_document`] with containers nested up to `max_depth` (C-DEPTH-1 is
 /// `json::MAX_DEPTH`): `tree apply`'s OPS document, whose steps carry messages that
@@ -335,7 +340,7 @@ pub fn read_document_with_max_depth<R: BufRead>(
     max_line_bytes: usize,
     max_depth: usize,
 ) -> Result<Value, ReadError> {
-    read_document_checking(r, max_line_bytes, 1 << 16, max_depth)
+    read_document_checking(r, max_line_bytes, FIRST_SETTLE_CHECK, max_depth)
 }
 
 /// [`read_document`], first looking for a settled error after `first_check` bytes.
@@ -436,7 +441,7 @@ fn bad_utf8(bad: u64, upto: &[u8], offset: u64, line: u64, line_start: u64) -> E
 }
 
 /// The JSON error of a document that starts with `prefix`, if the bytes after `prefix`
-/// cannot change it (the parser detected it well before the end of `prefix`).
+/// cannot change it ([`json::settled_error`]), located in the document.
 fn settled_error(prefix: &[u8], max_depth: usize) -> Option<Error> {
     let text = match std::str::from_utf8(prefix) {
         Ok(t) => t,
@@ -445,12 +450,7 @@ fn settled_error(prefix: &[u8], max_depth: usize) -> Option<Error> {
     if prefix.starts_with(wire::BOM) {
         return None; // parse_document reports it; decided at the end
     }
-    match json::parse_with_reach(text, max_depth) {
-        Err((e, reach)) if reach + json::DETECTION_LOOKAHEAD < text.len() => {
-            Some(locate_in_document(e, prefix))
-        }
-        _ => None,
-    }
+    json::settled_error(text, max_depth).map(|e| locate_in_document(e, prefix))
 }
 
 fn locate_in_document(mut e: Error, bytes: &[u8]) -> Error {
@@ -506,10 +506,10 @@ pub fn execute(op: &Operation, input: &[u8], profile: Profile) -> Result<Value, 
 /// `serve` answers, so a run against `serve` exercises it. The other operations are
 /// [`execute`]'s.
 pub fn execute_fast(op: &Operation, input: &[u8], profile: Profile) -> Result<Value, ReadError> {
-    let opts = fast::Options {
-        threads: 0,
-        ..fast::Options::new(profile.journal())
-    };
+    if matches!(op, Operation::TreeInspect) && profile.dialect() == Dialect::Yoagent026 {
+        return Ok(fast::yoagent::load_shape(input, 0)?.inspect());
+    }
+    let opts = fast::Options::new(profile.journal()).with_threads(0);
     Ok(match op {
         Operation::Validate => Value::object([(
             "event_count",
@@ -519,9 +519,6 @@ pub fn execute_fast(op: &Operation, input: &[u8], profile: Profile) -> Result<Va
         Operation::Fingerprint { until } => Value::from(fast::fingerprint(input, &opts, *until)?),
         Operation::Branch { at, branch_id } => {
             fast::branch(input, &opts, *at, branch_id)?.to_json()
-        }
-        Operation::TreeInspect if profile.dialect() == Dialect::Yoagent026 => {
-            fast::yoagent::load_shape(input, 0)?.inspect()
         }
         other => return execute(other, input, profile),
     })

@@ -71,10 +71,7 @@ fn differences_in(input: &[u8], profile: JournalProfile, pick: Option<u64>) -> V
         }
     }
     let lines = input.split(|&b| b == b'\n').count() as i64;
-    let sequential = Options {
-        threads: 0,
-        ..Options::new(profile)
-    };
+    let sequential = Options::new(profile).with_threads(0);
     // Two parsers (the calling thread and a worker) or three, by the input's length.
     let parallel = Options {
         threads: 2 + input.len() % 2,

@@ -110,6 +110,12 @@ impl Options {
         }
     }
 
+    /// The same options with `threads` parsing threads (0: the calling thread alone).
+    pub fn with_threads(mut self, threads: usize) -> Options {
+        self.threads = threads;
+        self
+    }
+
     /// The same options with another line bound (`--max-line-bytes`).
     pub fn with_max_line_bytes(mut self, max_line_bytes: usize) -> Options {
         self.max_line_bytes = max_line_bytes;
