@@ -327,9 +327,9 @@ pub fn read_document<R: BufRead>(r: R, max_line_bytes: usize) -> Result<Value, R
     read_document_checking(r, max_line_bytes, FIRST_SETTLE_CHECK, json::MAX_DEPTH)
 }
 
-/// How many bytes (64 KiB) the streaming reader holds before it first looks for a settled JSON
-/// error (then at each doubling): a look costs a parse of what is held, so the looks
-/// together cost at most twice the last, and a small document is parsed once.
+/// How many bytes (64 KiB) the streaming reader holds before it first looks for a
+/// settled JSON error (then at each doubling): a look costs a parse of what is held, so
+/// the looks together cost at most twice the last, and a small document is parsed once.
 const FIRST_SETTLE_CHECK: usize = 65_536;
 
 /// [`read_document`] with containers nested up to `max_depth` (C-DEPTH-1 is
