@@ -276,7 +276,7 @@ const DETECTION_LOOKAHEAD: usize = 16;
 
 /// The error of every document that starts with `prefix`, if the parser detects it
 /// early enough in `prefix` that no bytes after it can change it (its detection point
-/// more than [`DETECTION_LOOKAHEAD`] bytes before the end); `None` when `prefix` parses
+/// more than `DETECTION_LOOKAHEAD` (16) bytes before the end); `None` when `prefix` parses
 /// or its error might still change. A streaming reader stops buffering at such an error
 /// (`canonical`, [`crate::ops::read_document`]).
 pub fn settled_error(prefix: &str, max_depth: usize) -> Option<Error> {

@@ -4,8 +4,8 @@
 //! (`golden/trace-event.schema.json`): required and closed fields, enums, the
 //! `stableId` pattern, the RFC 3339 `date-time` format. Every failure is
 //! `profile_violation` with a message naming the JSON Pointer of the field. One text of
-//! the rules, read through [`Node`], decides for the oracle's value and the fast path's
-//! tape; [`Passed`] lets the tape skip an object whose exact text passed before.
+//! the rules, read through `Node`, decides for the oracle's value and the fast path's
+//! tape; `Passed` lets the tape skip an object whose exact text passed before.
 
 use crate::error::{Error, ErrorCode};
 use crate::json::{Number, Value};

@@ -4,7 +4,7 @@
 //! A campaign runs until its execution count or its time is spent. It first replays its
 //! corpus (the conformance corpus on a new campaign, the corpus directory's inputs on a
 //! resumed one), then, execution by execution, either generates a new trial (the
-//! differential phase's generators, [`crate::differential::trials`]) or mutates a kept
+//! differential phase's generators, [`crate::differential::trials()`]) or mutates a kept
 //! input ([`mutate`]). Every execution is asked of the implementation and of the
 //! in-process reference; [`crate::verdict::judge`], through the differential phase's
 //! [`classify`], decides whether they agree. An input whose behaviour signature

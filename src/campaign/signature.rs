@@ -15,7 +15,7 @@ fn bucket(n: usize) -> u32 {
 }
 
 /// The shape of a JSON value to `depth`: member names and the shapes of their values,
-/// array lengths as [`bucket`]s, scalars by type.
+/// array lengths as `bucket`s, scalars by type.
 pub fn shape(v: &Value, depth: u32, out: &mut String) {
     match v {
         Value::Null => out.push('n'),

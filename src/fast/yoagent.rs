@@ -10,7 +10,7 @@
 //! so what such a line is and why it is rejected cannot differ) and its message dropped
 //! there; the calling thread then runs the tree checks
 //! in file order over ids it borrows, one hash table, no copy per entry. The view is
-//! [`inspect_view`], the text [`Session::inspect`] uses.
+//! `inspect_view`, the text [`Session::inspect`] uses.
 //!
 //! Why it is right: a chunk stops at its first unreadable line, and the ordered pass
 //! takes every entry before the first unreadable line of the file (the tree errors among

@@ -216,7 +216,7 @@ impl Defect {
 
     /// The SPEC.md rule the defect breaks when planted as `variant`: a number out of
     /// range is an integer literal of more than 4300 digits (`C-NUM-3`) or a float
-    /// whose value overflows (`C-NUM-6`), as [`out_of_range_number`] writes it.
+    /// whose value overflows (`C-NUM-6`), as `out_of_range_number` writes it.
     pub fn variant_rule(self, variant: u32) -> &'static str {
         match self {
             Defect::NumberOutOfRange => {

@@ -11,7 +11,7 @@
 //! texts mean the difference is in how the fingerprint frames, hashes or selects the
 //! events. Every request goes through the same adapter path and timeout as a check; a
 //! fault, an error or `unsupported` only ends the search, with a note. A wrong
-//! canonical text needs no request: [`canonical`] compares the two texts.
+//! canonical text needs no request: [`canonical()`] compares the two texts.
 //!
 //! [`Probes`] bounds the cost per run: only the first [`PROBED_PER_RUN`] wrong-value
 //! fingerprint failures, in corpus order, are looked into. Nothing here changes a
@@ -43,7 +43,7 @@ pub const ALONE: usize = crate::preview::PREVIEW_BYTES;
 
 /// The budget of one run's probes, shared by its workers.
 ///
-/// Workers probe while the budget is open ([`Probes::take`]); the run's collector, which
+/// Workers probe while the budget is open (`Probes::take`); the run's collector, which
 /// sees the records in corpus order, admits them ([`Probes::admit`]): the first
 /// [`PROBED_PER_RUN`] fingerprint failures keep what was found, later ones get a note,
 /// and once the last admitted one is seen the budget closes. So what a run shows does

@@ -510,7 +510,7 @@ impl Session {
             .collect()
     }
 
-    /// yoagent's `Session::branch_tips`: the ids of [`tip_indices`], the inspect view's
+    /// yoagent's `Session::branch_tips`: the ids of `tip_indices`, the inspect view's
     /// tips.
     pub fn branch_tips(&self) -> Vec<&str> {
         tip_indices(
