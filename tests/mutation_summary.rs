@@ -10,9 +10,9 @@
 //! - a module has fewer entries in `explained.txt` than misses (every miss is explained),
 //!   or fewer `equivalent:` entries than the equivalent misses its row claims;
 //! - a semantic module (the list) has caught under 97% of its viable mutants
-//!   (the words; since stop 52 every semantic module meets this raw rate), or
-//!   under 97% of its viable mutants that are not equivalent (the usual mutation score,
-//!   which the raw rate implies). The `fast/` files are their own run (the issue's
+//!   (the words; met by every semantic module since stop 52), which also holds
+//!   its mutation score (caught of the viable mutants that are not equivalent, never
+//!   lower) to 97%. The `fast/` files are their own run (the issue's
 //!   words; its ~1,100 mutants "of the semantic modules and ~540 of `fast/`"): their rows
 //!   are checked the same way but not held to the bar, since their misses outside the
 //!   contract are a fast path's tuning (speed, memory).
@@ -39,7 +39,7 @@ const SEMANTIC: [&str; 13] = [
     "src/ops.rs",
 ];
 
-/// caught / (viable - equivalent) at or above this, for every semantic module.
+/// caught / viable at or above this, for every semantic module.
 const BAR: f64 = 0.97;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -168,26 +168,16 @@ fn every_semantic_module_meets_the_bar() {
         let r = rows
             .get(m)
             .unwrap_or_else(|| panic!("semantic module {m} has no summary row"));
-        // Both readings of the bar: caught of all viable mutants (the raw rate),
-        // and caught of the viable mutants that are not equivalent (the mutation score,
-        // which the raw rate bounds from below; checked too, so that a row claiming more
-        // equivalent misses than it has cannot pass).
+        // Caught of all viable mutants (the words). It bounds the mutation score
+        // (caught of the viable mutants that are not equivalent) from below, so this one
+        // test holds both readings of the bar.
         let raw = r.caught as f64 / r.viable as f64;
-        let score = r.caught as f64 / (r.viable - r.equivalent) as f64;
         if raw < BAR {
             under.push(format!(
                 "{m}: {} of {} viable ({:.2}%)",
                 r.caught,
                 r.viable,
                 100.0 * raw
-            ));
-        }
-        if score < BAR {
-            under.push(format!(
-                "{m}: {} of {} not equivalent ({:.2}%)",
-                r.caught,
-                r.viable - r.equivalent,
-                100.0 * score
             ));
         }
     }

@@ -237,7 +237,8 @@ fn appended_through_faults(
 ///   [`appended_through_faults`] says;
 /// - S-WRITER-1: while one store holds a journal, a second `Store::open` fails with
 ///   `locked` (answering within 30 s), and a second open waiting while the first store is
-///   dropped 20 ms later opens it (the reference's grace of at least 250 ms, which SPEC.md states);
+///   dropped 20 ms later opens it (the reference's grace of at least 250 ms, which
+///   SPEC.md states);
 /// - S-FILE-1 and S-RECOVER-2 through the command: `recover` of a FIFO and of a directory
 ///   fails with exit 2 naming the path and what it is (without reading the FIFO: the
 ///   command must answer within 10 s), and `recover` of a journal that does not exist
