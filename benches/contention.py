@@ -17,21 +17,12 @@ over two): what its ratio to openssl would be without the contention. Linux only
 standard library only.
 """
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import time
 
-
-def timed(argv):
-    """Wall and CPU (user + system) seconds of one child."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    subprocess.run(argv, stdout=subprocess.DEVNULL, check=True)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+from paired import timed  # benches/paired.py, beside this script
 
 
 def pair(argv0, argv1):
@@ -72,7 +63,7 @@ def main():
     m = {k: statistics.median(v) for k, v in r.items()}
     print("rounds %d, %s, %s" % (rounds, " ".join(command), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())))
     print("openssl dgst -sha256          %.3f s" % m["openssl"])
-    print("sha256sum alone / both cores  %.3f s / %.3f s: a core is %.2fx slower when both work"
+    print("sha256sum alone / both cores  %.3f s / %.3f s: a core takes %.2fx its time alone when both work"
           % (m["solo"], m["both"], m["both"] / m["solo"]))
     print("kit on one core               %.3f s wall, %.3f s CPU, %.2fx openssl"
           % (m["kit1"], m["kit1cpu"], m["kit1"] / m["openssl"]))

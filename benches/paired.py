@@ -17,6 +17,16 @@ import sys
 import time
 
 
+def timed(argv):
+    """Wall and CPU (user + system) seconds of one child, its output discarded."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
 def main():
     bins = sys.argv[1].split(",")
     cmds = [c.split() for c in sys.argv[2].split(",")]
@@ -24,18 +34,10 @@ def main():
     rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 7
     res = {}
     for _ in range(rounds):
-        t0 = time.perf_counter()
-        subprocess.run(["openssl", "dgst", "-sha256", path], stdout=subprocess.DEVNULL, check=True)
-        res.setdefault("openssl", []).append(time.perf_counter() - t0)
+        res.setdefault("openssl", []).append(timed(["openssl", "dgst", "-sha256", path])[0])
         for c in cmds:
             for b in bins:
-                before = resource.getrusage(resource.RUSAGE_CHILDREN)
-                t0 = time.perf_counter()
-                subprocess.run([b] + c + [path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-                wall = time.perf_counter() - t0
-                after = resource.getrusage(resource.RUSAGE_CHILDREN)
-                cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-                res.setdefault((os.path.basename(b), " ".join(c)), []).append((wall, cpu))
+                res.setdefault((os.path.basename(b), " ".join(c)), []).append(timed([b] + c + [path]))
     anchor = statistics.median(res.pop("openssl"))
     print("openssl %.3f" % anchor)
     for (binary, cmd), v in res.items():
